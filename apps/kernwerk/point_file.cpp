@@ -1,0 +1,166 @@
+#include "point_file.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <unistd.h>
+
+#include "kernwerk/error.hpp"
+
+namespace kernwerk::cli {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw error(path + ": " + problem);
+}
+
+[[noreturn]] void fail_line(const std::string& path, std::size_t line, const std::string& problem) {
+  fail(path + ":" + std::to_string(line), problem);
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t\r") - begin + 1);
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    fields.push_back(trim(line.substr(start, comma - start)));
+    if (comma == std::string::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+// Parses a whole field as a number; false when it is not one.
+bool parse_number(const std::string& field, double& value) {
+  if (field.empty()) return false;
+  const char* begin = field.data();
+  if (*begin == '+') ++begin;  // from_chars takes no leading '+'
+  const auto [end, status] = std::from_chars(begin, field.data() + field.size(), value);
+  return status == std::errc() && end == field.data() + field.size();
+}
+
+point_set read_csv(const std::string& path, std::ifstream& in, std::size_t dimension) {
+  point_set points;
+  points.dimension = dimension;
+  std::string line;
+  std::size_t line_number = 0;
+  bool first_content_line = true;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (trim(line).empty()) continue;
+    const auto fields = split_fields(line);
+    double first_value;
+    if (first_content_line && !parse_number(fields[0], first_value)) {
+      first_content_line = false;  // a header
+      continue;
+    }
+    first_content_line = false;
+    if (fields.size() != dimension)
+      fail_line(path, line_number,
+                "expected " + std::to_string(dimension) + " columns, found " +
+                    std::to_string(fields.size()));
+    for (const auto& field : fields) {
+      double value;
+      if (!parse_number(field, value))
+        fail_line(path, line_number, "'" + field + "' is not a number");
+      if (!std::isfinite(value))
+        fail_line(path, line_number, "'" + field + "' is not a finite number");
+      points.f64.push_back(value);
+    }
+  }
+  if (in.bad()) fail(path, "read error");
+  points.count = points.f64.size() / dimension;
+  return points;
+}
+
+template <class T>
+void read_binary(const std::string& path, std::ifstream& in, std::vector<T>& values,
+                 std::size_t dimension) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "binary point files are little-endian; this reader assumes a little-endian host");
+  in.seekg(0, std::ios::end);
+  const auto bytes = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  const std::size_t point_bytes = dimension * sizeof(T);
+  if (bytes % point_bytes != 0)
+    fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
+                   std::to_string(point_bytes) + " bytes each)");
+  values.resize(bytes / sizeof(T));
+  if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(bytes)))
+    fail(path, "read error");
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      fail(path, "point " + std::to_string(k / dimension) + " has a non-finite coordinate");
+}
+
+}  // namespace
+
+point_set read_points(const std::string& path, std::size_t dimension) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  point_set points;
+  if (ends_with(path, ".f32")) {
+    read_binary(path, in, points.f32, dimension);
+    points.single_precision = true;
+    points.count = points.f32.size() / dimension;
+    points.dimension = dimension;
+  } else if (ends_with(path, ".f64")) {
+    read_binary(path, in, points.f64, dimension);
+    points.count = points.f64.size() / dimension;
+    points.dimension = dimension;
+  } else {
+    points = read_csv(path, in, dimension);
+  }
+  if (points.count == 0) fail(path, "no points");
+  return points;
+}
+
+void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
+                      const std::vector<double>& distances) {
+  const std::string temporary = path + ".partial-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, std::string("cannot write: ") + std::strerror(errno));
+    std::string buffer = "index,distance\n";
+    char number[64];
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      auto end = std::to_chars(number, number + sizeof number, indices[i]).ptr;
+      *end++ = ',';
+      end = std::to_chars(end, number + sizeof number, distances[i]).ptr;
+      *end++ = '\n';
+      buffer.append(number, end);
+      if (buffer.size() > (1 << 20)) {
+        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        buffer.clear();
+      }
+    }
+    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      fail(path, "write error");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    fail(path, "cannot write: " + reason);
+  }
+}
+
+}  // namespace kernwerk::cli

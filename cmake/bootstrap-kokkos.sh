@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds Kokkos 3.4.01 from Debian 12's trilinos source package into a cache prefix.
+#
+#   bootstrap-kokkos.sh BACKEND ARCH PREFIX
+#
+# BACKEND is host, cuda or hip; ARCH is sm_80/sm_90 for cuda, gfx908 for hip, ignored for host.
+# The source is patched with cmake/patches/*.patch (CUDA 13, Hopper). The prefix is written
+# only when the build succeeded (a stamp file marks it), so an interrupted run starts again.
+set -euo pipefail
+
+backend=$1 arch=$2 prefix=$3
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=$(dirname "$prefix")
+src_root=$cache/src
+jobs=$(nproc)
+
+fail() { echo "kw: kokkos bootstrap: $*" >&2; exit 1; }
+
+ensure_deb_src() {
+  if apt-get source --print-uris -q trilinos >/dev/null 2>&1; then return; fi
+  echo "kw: adding a deb-src entry for bookworm (needed for 'apt-get source trilinos')"
+  cat > /etc/apt/sources.list.d/kernwerk-deb-src.sources <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  apt-get update -q >/dev/null || fail "apt-get update failed"
+}
+
+# Unpacks packages/kokkos of the trilinos source into $src_root/kokkos-3.4.01 (pristine + patched).
+prepare_source() {
+  local dest=$src_root/kokkos-3.4.01
+  local patch_sum
+  patch_sum=$(cat "$here"/patches/*.patch | sha256sum | cut -c1-12)
+  if [[ -f $dest/.kernwerk-patched-$patch_sum ]]; then echo "$dest"; return; fi
+  mkdir -p "$src_root"
+  local tarball
+  tarball=$(ls "$src_root"/trilinos_13.2.0.orig.tar.* 2>/dev/null | head -n1 || true)
+  if [[ -z $tarball ]]; then
+    ensure_deb_src
+    echo "kw: downloading the trilinos source package (Kokkos 3.4.01 lives in it)" >&2
+    (cd "$src_root" && apt-get source -d -q trilinos >&2) || fail "apt-get source trilinos failed"
+    tarball=$(ls "$src_root"/trilinos_13.2.0.orig.tar.* | head -n1)
+  fi
+  rm -rf "$dest" "$src_root/unpack"
+  mkdir -p "$src_root/unpack"
+  tar -xf "$tarball" -C "$src_root/unpack" --wildcards '*/packages/kokkos/*' >&2
+  mv "$src_root"/unpack/*/packages/kokkos "$dest"
+  rm -rf "$src_root/unpack"
+  for p in "$here"/patches/*.patch; do
+    patch -d "$dest" -p1 -s < "$p" >&2 || fail "patch $p does not apply"
+  done
+  touch "$dest/.kernwerk-patched-$patch_sum"
+  echo "$dest"
+}
+
+kokkos_arch_option() {
+  case $backend:$arch in
+    host:*) echo "" ;;
+    cuda:sm_90) echo "-DKokkos_ARCH_HOPPER90=ON" ;;
+    cuda:sm_80) echo "-DKokkos_ARCH_AMPERE80=ON" ;;
+    hip:gfx908) echo "-DKokkos_ARCH_VEGA908=ON" ;;
+    *) fail "unsupported --arch '$arch' for backend '$backend' (cuda: sm_90, sm_80; hip: gfx908)" ;;
+  esac
+}
+
+main() {
+  [[ -f $prefix/.kernwerk-complete ]] && exit 0
+  local arch_opt src build
+  arch_opt=$(kokkos_arch_option)
+  src=$(prepare_source)
+  build=$cache/build-$(basename "$prefix")
+  rm -rf "$build" "$prefix"
+  local -a opts=(
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix"
+    -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON
+    -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF
+    -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+  )
+  case $backend in
+    host) opts+=(-DKokkos_ENABLE_OPENMP=ON) ;;
+    cuda)
+      command -v nvcc >/dev/null || fail "nvcc not found (expected at /usr/local/cuda/bin)"
+      opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
+             -DKokkos_ENABLE_CUDA_CONSTEXPR=ON -DCMAKE_CXX_COMPILER="$src/bin/nvcc_wrapper" "$arch_opt") ;;
+    hip)
+      command -v hipcc >/dev/null || fail "hipcc not found (Debian package hipcc)"
+      opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_HIP=ON -DCMAKE_CXX_COMPILER=hipcc "$arch_opt") ;;
+    *) fail "unknown backend '$backend'" ;;
+  esac
+  echo "kw: building Kokkos 3.4.01 ($backend${arch:+ $arch}) into $prefix"
+  cmake -S "$src" -B "$build" -G Ninja "${opts[@]}" > "$build.configure.log" 2>&1 \
+    || { tail -n 40 "$build.configure.log"; fail "configure failed (log: $build.configure.log)"; }
+  cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 \
+    || { tail -n 40 "$build.build.log"; fail "build failed (log: $build.build.log)"; }
+  cmake --install "$build" > /dev/null
+  rm -rf "$build"
+  touch "$prefix/.kernwerk-complete"
+}
+
+main

@@ -1,0 +1,155 @@
+#pragma once
+// Argument checks and the choice between the generic and a tuned implementation of
+// kernwerk::nearest.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <utility>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernwerk/config.hpp"
+#include "kernwerk/error.hpp"
+#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/profiling.hpp"
+#include "kernwerk/impl/view_checks.hpp"
+#include "kernwerk/nearest_options.hpp"
+
+namespace kernwerk::impl {
+
+// A backend folder specialises this for its execution space, with `available = true` and
+// `static void run(space, observations, references, indices, distances, haversine, scale,
+// radius)` taking the same checked, accessible Views as nearest_generic.
+template <class ExecutionSpace>
+struct nearest_tuned {
+  static constexpr bool available = false;
+};
+
+template <class ExecutionSpace, class Observations, class References, class Indices,
+          class Distances>
+void nearest_dispatch(const ExecutionSpace& space, const Observations& observations,
+                      const References& references, const Indices& indices,
+                      const Distances& distances, const nearest_options& options) {
+  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
+                "kernwerk::nearest: the first argument must be a Kokkos execution space");
+  static_assert(Kokkos::is_view<Observations>::value && Observations::rank == 2,
+                "kernwerk::nearest: observations must be a rank-2 View, one point per row");
+  static_assert(Kokkos::is_view<References>::value && References::rank == 2,
+                "kernwerk::nearest: references must be a rank-2 View, one point per row");
+  static_assert(Kokkos::is_view<Indices>::value && Indices::rank == 1,
+                "kernwerk::nearest: indices must be a rank-1 View");
+  static_assert(Kokkos::is_view<Distances>::value && Distances::rank == 1,
+                "kernwerk::nearest: distances must be a rank-1 View");
+  static_assert(std::is_floating_point_v<typename Observations::non_const_value_type> &&
+                    std::is_floating_point_v<typename References::non_const_value_type>,
+                "kernwerk::nearest: coordinates must be float or double");
+  static_assert(std::is_integral_v<typename Indices::value_type> &&
+                    !std::is_const_v<typename Indices::value_type>,
+                "kernwerk::nearest: indices must be a writable View of an integer type");
+  static_assert(std::is_floating_point_v<typename Distances::value_type> &&
+                    !std::is_const_v<typename Distances::value_type>,
+                "kernwerk::nearest: distances must be a writable View of float or double");
+
+  constexpr const char* fn = "nearest";
+  scoped_region region("kernwerk::nearest");
+  const bool haversine_metric = options.metric == metric_kind::haversine;
+
+  if (!(std::isfinite(options.radius) && options.radius > 0))
+    throw invalid_argument(fn, "options.radius",
+                           "must be positive and finite, got " + std::to_string(options.radius));
+  if (!haversine_metric && options.units == angle_unit::degrees)
+    throw invalid_argument(fn, "options.units", "degrees apply to the haversine metric only");
+
+  const std::size_t dimension = observations.extent(1);
+  if (haversine_metric && dimension != 2)
+    throw invalid_argument(fn, "observations",
+                           "haversine points have 2 coordinates (latitude, longitude), got " +
+                               std::to_string(dimension));
+  if (!haversine_metric && dimension != 2 && dimension != 3)
+    throw invalid_argument(fn, "observations",
+                           "euclidean points have 2 or 3 coordinates, got " +
+                               std::to_string(dimension));
+  if (references.extent(1) != dimension)
+    throw invalid_argument(fn, "references",
+                           std::to_string(references.extent(1)) +
+                               " coordinates per point, but observations have " +
+                               std::to_string(dimension));
+  if (observations.extent(0) == 0) throw invalid_argument(fn, "observations", "empty set");
+  if (references.extent(0) == 0) throw invalid_argument(fn, "references", "empty set");
+  require_length_at_least(fn, "indices", indices, observations.extent(0), "observations");
+  require_length_at_least(fn, "distances", distances, observations.extent(0), "observations");
+
+  using index_type = typename Indices::value_type;
+  if (references.extent(0) - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
+    throw invalid_argument(fn, "indices",
+                           "its value type cannot hold reference index " +
+                               std::to_string(references.extent(0) - 1));
+  require_disjoint(fn, "indices", indices, "distances", distances);
+  require_disjoint(fn, "indices", indices, "observations", observations);
+  require_disjoint(fn, "indices", indices, "references", references);
+  require_disjoint(fn, "distances", distances, "observations", observations);
+  require_disjoint(fn, "distances", distances, "references", references);
+
+  constexpr bool tuned_available = nearest_tuned<ExecutionSpace>::available;
+  const bool use_tuned = options.implementation == implementation_kind::tuned ||
+                         (options.implementation == implementation_kind::automatic &&
+                          tuned_available);
+  if (use_tuned && !tuned_available)
+    throw unsupported(fn, "options.implementation",
+                      std::string("this build has no tuned implementation for execution space ") +
+                          ExecutionSpace::name());
+
+  // Views the execution space cannot reach are copied into its memory space.
+  using memory_space = typename ExecutionSpace::memory_space;
+  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+  const auto references_here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
+
+  constexpr double pi = 3.14159265358979323846;
+  const bool degrees = options.units == angle_unit::degrees;
+  const double scale = degrees ? pi / 180.0 : 1.0;
+  // A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
+  auto latitude_limit = [&](auto point_value) {
+    using scalar = decltype(point_value);
+    if (!haversine_metric) return 0.0;
+    return degrees ? 90.0 : static_cast<double>(static_cast<scalar>(pi / 2));
+  };
+  const auto check_points = [&](const char* name, const auto& points, double limit) {
+    const std::int64_t bad = find_invalid_point(space, points, limit);
+    if (bad >= 0) {
+      const char* rule = haversine_metric
+                             ? (degrees ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
+                                        : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
+                             : "has a non-finite coordinate";
+      throw invalid_argument(fn, name, describe_point(points, bad) + " " + rule);
+    }
+  };
+  check_points("observations", observations_here,
+               latitude_limit(typename Observations::non_const_value_type{}));
+  check_points("references", references_here,
+               latitude_limit(typename References::non_const_value_type{}));
+
+  // Only the first observations.extent(0) entries of longer outputs are written.
+  const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
+  const auto indices_out = Kokkos::subview(indices, written);
+  const auto distances_out = Kokkos::subview(distances, written);
+  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
+  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
+  if constexpr (tuned_available) {
+    if (use_tuned) {
+      nearest_tuned<ExecutionSpace>::run(space, observations_here, references_here, indices_here,
+                                         distances_here, haversine_metric, scale, options.radius);
+    }
+  }
+  if (!use_tuned)
+    nearest_generic(space, observations_here, references_here, indices_here, distances_here,
+                    haversine_metric, scale, options.radius);
+  if (indices_here.data() != indices_out.data())
+    Kokkos::deep_copy(space, indices_out, indices_here);
+  if (distances_here.data() != distances_out.data())
+    Kokkos::deep_copy(space, distances_out, distances_here);
+  space.fence();
+}
+
+}  // namespace kernwerk::impl

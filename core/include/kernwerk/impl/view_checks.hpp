@@ -1,0 +1,98 @@
+#pragma once
+// Host-side argument checks shared by the algorithms. They run before any output is written.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "kernwerk/error.hpp"
+
+namespace kernwerk::impl {
+
+// Byte range a View occupies; empty Views occupy nothing.
+template <class View>
+std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& view) {
+  auto begin = reinterpret_cast<std::uintptr_t>(view.data());
+  if (view.data() == nullptr || view.span() == 0) return {begin, begin};
+  return {begin, begin + view.span() * sizeof(typename View::value_type)};
+}
+
+template <class A, class B>
+bool overlaps(const A& a, const B& b) {
+  auto [a0, a1] = byte_range(a);
+  auto [b0, b1] = byte_range(b);
+  return a0 < b1 && b0 < a1;
+}
+
+// An output must not share memory with another argument: the kernel would read what it wrote.
+template <class Output, class Other>
+void require_disjoint(const char* function, const char* output_name, const Output& output,
+                      const char* other_name, const Other& other) {
+  if (overlaps(output, other))
+    throw invalid_argument(function, output_name,
+                           std::string("shares memory with ") + other_name);
+}
+
+template <class View>
+void require_length_at_least(const char* function, const char* name, const View& view,
+                             std::size_t needed, const char* needed_for) {
+  if (view.extent(0) < needed) {
+    std::ostringstream message;
+    message << "length " << view.extent(0) << " is shorter than " << needed_for << " ("
+            << needed << ")";
+    throw invalid_argument(function, name, message.str());
+  }
+}
+
+// Finds the first point (row) of a rank-2 View with a non-finite coordinate or, when
+// max_abs_first > 0, a first coordinate (the latitude) with |value| > max_abs_first.
+// Returns the row, or -1 when every point is valid. Runs on `space`, which must reach `points`.
+template <class Points>
+struct first_invalid_point {
+  Points points;
+  double max_abs_first;
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& first) const {
+    bool bad = false;
+    for (std::size_t d = 0; d < points.extent(1); ++d) {
+      const double value = static_cast<double>(points(i, d));
+      // Written without isfinite so that it stays correct under fast-math flags.
+      bad = bad || !(value - value == 0.0);
+    }
+    if (max_abs_first > 0 && !bad) {
+      const double first_value = static_cast<double>(points(i, 0));
+      bad = first_value > max_abs_first || first_value < -max_abs_first;
+    }
+    if (bad && i < first) first = i;
+  }
+};
+
+template <class ExecutionSpace, class Points>
+std::int64_t find_invalid_point(const ExecutionSpace& space, const Points& points,
+                                double max_abs_first) {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  Kokkos::parallel_reduce(
+      "kernwerk::check_points",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+          space, 0, static_cast<std::int64_t>(points.extent(0))),
+      first_invalid_point<Points>{points, max_abs_first}, Kokkos::Min<std::int64_t>(first));
+  space.fence();
+  return first == std::numeric_limits<std::int64_t>::max() ? -1 : first;
+}
+
+// Copies one point to the host, for an error message.
+template <class Points>
+std::string describe_point(const Points& points, std::int64_t row) {
+  auto point = Kokkos::subview(points, row, Kokkos::ALL());
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), point);
+  std::ostringstream text;
+  text.precision(17);
+  text << "point " << row << " (";
+  for (std::size_t d = 0; d < host.extent(0); ++d) text << (d ? ", " : "") << host(d);
+  text << ")";
+  return text.str();
+}
+
+}  // namespace kernwerk::impl

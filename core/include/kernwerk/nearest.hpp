@@ -1,0 +1,33 @@
+#pragma once
+// Exact nearest-neighbour search: for each observation point, the index of the nearest
+// reference point and the distance to it.
+//
+// Points are rank-2 Views, one point per row, any layout and memory space:
+//   haversine: (latitude, longitude), radians or degrees; distances along the sphere,
+//              in radians times options.radius;
+//   euclidean: (x, y) or (x, y, z); plain Euclidean distances.
+// The neighbour returned is a true nearest one when distances are evaluated in float64;
+// among reference points at the same float64 distance the smallest index wins.
+//
+// Views that the execution space cannot access are copied into its memory space for the
+// call (and results copied back): pass Views in ExecutionSpace::memory_space to avoid that.
+#include "kernwerk/nearest_options.hpp"
+#include "kernwerk/impl/nearest_dispatch.hpp"
+
+namespace kernwerk {
+
+// Fills indices(i) and distances(i) for every observation i. Throws kernwerk::invalid_argument
+// (naming the argument) before any output is written when an input is unusable: empty sets,
+// mismatched dimensions, outputs shorter than the observations or overlapping an input or each
+// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees, a radius that is
+// not positive and finite. Throws kernwerk::unsupported for implementation_kind::tuned where
+// the build has no tuned specialisation for ExecutionSpace.
+template <class ExecutionSpace, class Observations, class References, class Indices,
+          class Distances>
+void nearest(const ExecutionSpace& space, const Observations& observations,
+             const References& references, const Indices& indices, const Distances& distances,
+             const nearest_options& options = {}) {
+  impl::nearest_dispatch(space, observations, references, indices, distances, options);
+}
+
+}  // namespace kernwerk

@@ -1,0 +1,35 @@
+#include "kernwerk/info.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <ostream>
+
+#include "kernwerk/config.hpp"
+
+namespace kernwerk {
+
+void print_build_info(std::ostream& out) {
+  out << "Kernwerk " << KERNWERK_VERSION_STRING << "\n";
+  out << "Kokkos " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "."
+      << KOKKOS_VERSION % 100 << "\n";
+  out << "execution spaces:";
+#ifdef KOKKOS_ENABLE_SERIAL
+  out << " Serial";
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  out << " OpenMP";
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+  out << " Threads";
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  out << " Cuda";
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  out << " HIP";
+#endif
+  out << " (default: " << Kokkos::DefaultExecutionSpace::name() << ")\n\n";
+  Kokkos::print_configuration(out, true);
+}
+
+}  // namespace kernwerk

@@ -1,0 +1,36 @@
+// Names of the option enums, as the command line and the C API spell them.
+#include "kernwerk/error.hpp"
+#include "kernwerk/implementation.hpp"
+#include "kernwerk/nearest_options.hpp"
+
+namespace kernwerk {
+
+implementation_kind parse_implementation(const std::string& text, const std::string& argument) {
+  if (text == "auto") return implementation_kind::automatic;
+  if (text == "generic") return implementation_kind::generic;
+  if (text == "tuned") return implementation_kind::tuned;
+  throw invalid_argument("parse_implementation", argument,
+                         "'" + text + "' is not one of auto, generic, tuned");
+}
+
+const char* to_string(implementation_kind kind) {
+  switch (kind) {
+    case implementation_kind::automatic: return "auto";
+    case implementation_kind::generic: return "generic";
+    case implementation_kind::tuned: return "tuned";
+  }
+  return "?";
+}
+
+metric_kind parse_metric(const std::string& text, const std::string& argument) {
+  if (text == "haversine") return metric_kind::haversine;
+  if (text == "euclidean") return metric_kind::euclidean;
+  throw invalid_argument("parse_metric", argument,
+                         "'" + text + "' is not one of haversine, euclidean");
+}
+
+const char* to_string(metric_kind kind) {
+  return kind == metric_kind::haversine ? "haversine" : "euclidean";
+}
+
+}  // namespace kernwerk

@@ -1,0 +1,202 @@
+// The kernwerk command-line tool, run as a user runs it: good files, bad files, no partial output.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernwerk/reference.hpp"
+#include "nearest_support.hpp"
+
+namespace {
+
+using namespace kernwerk;
+
+struct outcome {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// A scratch folder per test case, removed afterwards.
+struct scratch {
+  std::string dir;
+  scratch() {
+    char pattern[] = "/tmp/kernwerk-cli-XXXXXX";
+    REQUIRE(mkdtemp(pattern) != nullptr);
+    dir = pattern;
+  }
+  ~scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  std::string write(const std::string& name, const std::string& content) const {
+    std::ofstream(path(name), std::ios::binary) << content;
+    return path(name);
+  }
+  template <class T>
+  std::string write_binary(const std::string& name, const std::vector<double>& values) const {
+    std::vector<T> typed(values.begin(), values.end());
+    std::ofstream(path(name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(typed.data()), typed.size() * sizeof(T));
+    return path(name);
+  }
+  outcome run(const std::string& arguments) const {
+    const std::string command = std::string(KERNWERK_CLI) + " " + arguments + " > '" +
+                                path("stdout") + "' 2> '" + path("stderr") + "'";
+    const int raw = std::system(command.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(path("stdout")), slurp(path("stderr"))};
+  }
+};
+
+std::string as_csv(const test::host_points& points, const std::string& header) {
+  std::ostringstream text;
+  text.precision(17);
+  if (!header.empty()) text << header << "\n";
+  for (std::size_t i = 0; i < points.count(); ++i)
+    text << points.values[2 * i] << "," << points.values[2 * i + 1] << "\n";
+  return text.str();
+}
+
+// Parses the tool's output CSV into neighbours.
+test::neighbours read_output(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "index,distance");
+  test::neighbours result;
+  while (std::getline(in, line)) {
+    const auto comma = line.find(',');
+    result.indices.push_back(std::stoll(line.substr(0, comma)));
+    result.distances.push_back(std::stod(line.substr(comma + 1)));
+  }
+  return result;
+}
+
+TEST_CASE("cli: nearest on CSV files, with and without a header") {
+  scratch s;
+  const auto observations = test::uniform_sphere(400, 21);
+  const auto references = test::uniform_sphere(120, 22);
+  const auto obs = s.write("obs.csv", as_csv(observations, "lat,lon"));
+  const auto ref = s.write("ref.csv", as_csv(references, ""));
+  const auto result = s.run("nearest --obs " + obs + " --ref " + ref + " --out " + s.path("out.csv"));
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK(result.err.find("pairs/s") != std::string::npos);
+  const auto answer = read_output(s.path("out.csv"));
+  REQUIRE(answer.indices.size() == observations.count());
+  test::check_all(observations, references, answer, nearest_options{});
+}
+
+TEST_CASE("cli: degrees, a radius and binary files") {
+  scratch s;
+  const auto observations = test::uniform_sphere(300, 23, true);
+  const auto references = test::uniform_sphere(90, 24, true);
+  nearest_options options;
+  options.units = angle_unit::degrees;
+  options.radius = 6371;
+  const auto obs = s.write_binary<double>("obs.f64", observations.values);
+  const auto ref = s.write_binary<float>("ref.f32", references.values);
+  const auto result = s.run("nearest --degrees --radius 6371 --obs " + obs + " --ref " + ref +
+                            " --out " + s.path("out.csv"));
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  test::check_all(observations, test::rounded<float>(references), read_output(s.path("out.csv")),
+                  options);
+}
+
+TEST_CASE("cli: euclidean in 3-D") {
+  scratch s;
+  const auto observations = test::uniform_box(200, 3, 25);
+  const auto references = test::uniform_box(70, 3, 26);
+  nearest_options options;
+  options.metric = metric_kind::euclidean;
+  const auto obs = s.write_binary<double>("obs.f64", observations.values);
+  std::ostringstream csv;
+  csv.precision(17);
+  for (std::size_t j = 0; j < references.count(); ++j)
+    csv << references.values[3 * j] << ", " << references.values[3 * j + 1] << " ,"
+        << references.values[3 * j + 2] << "\r\n";
+  const auto ref = s.write("ref.csv", csv.str());
+  const auto result = s.run("nearest --metric euclidean --dim 3 --obs " + obs + " --ref " + ref +
+                            " --out " + s.path("out.csv"));
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  test::check_all(observations, references, read_output(s.path("out.csv")), options);
+}
+
+TEST_CASE("cli: bad files name the file and line, and leave no output") {
+  scratch s;
+  const auto good = s.write("good.csv", "lat,lon\n0.1,0.2\n0.3,0.4\n");
+  const std::string out = s.path("out.csv");
+  struct bad_case {
+    const char* name;
+    std::string file;
+    const char* expected;
+  };
+  const std::vector<bad_case> cases = {
+      {"missing file", s.path("nowhere.csv"), "nowhere.csv: cannot open"},
+      {"malformed number", s.write("bad1.csv", "lat,lon\n0.1,0.2\n0.3,abc\n"), "bad1.csv:3: 'abc' is not a number"},
+      {"too many columns", s.write("bad2.csv", "0.1,0.2\n0.3,0.4,0.5\n"), "bad2.csv:2: expected 2 columns, found 3"},
+      {"too few columns", s.write("bad3.csv", "0.1,0.2\n\n0.3\n"), "bad3.csv:3: expected 2 columns, found 1"},
+      {"non-finite value", s.write("bad4.csv", "0.1,inf\n"), "bad4.csv:1: 'inf' is not a finite number"},
+      {"empty file", s.write("empty.csv", "lat,lon\n"), "empty.csv: no points"},
+      {"binary of a partial point", s.write("bad.f64", std::string(24, '\0')), "bad.f64: size 24 bytes"},
+      {"latitude out of range", s.write("bad5.csv", "0.1,0.2\n2.0,0.1\n"), "observations: point 1"},
+  };
+  for (const auto& bad : cases) {
+    CAPTURE(bad.name);
+    const auto result = s.run("nearest --obs " + bad.file + " --ref " + good + " --out " + out);
+    CHECK(result.status != 0);
+    CHECK(result.err.find(bad.expected) != std::string::npos);
+    INFO(result.err);
+    CHECK_FALSE(exists(out));
+  }
+  // An existing output file is left as it was when a run fails.
+  s.write("out.csv", "previous\n");
+  const auto failed = s.run("nearest --obs " + cases[1].file + " --ref " + good + " --out " + out);
+  CHECK(failed.status != 0);
+  CHECK(slurp(out) == "previous\n");
+  // A directory that cannot be written to.
+  const auto unwritable = s.run("nearest --obs " + good + " --ref " + good + " --out " +
+                                s.path("no/such/dir/out.csv"));
+  CHECK(unwritable.status != 0);
+  CHECK(unwritable.err.find("no/such/dir/out.csv") != std::string::npos);
+}
+
+TEST_CASE("cli: bad options") {
+  scratch s;
+  const auto good = s.write("good.csv", "0.1,0.2\n");
+  CHECK(s.run("nearest --obs " + good + " --ref " + good).err.find("--out: required") != std::string::npos);
+  CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --metric l1").err.find("--metric") != std::string::npos);
+  CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --radius -1").err.find("options.radius") != std::string::npos);
+  CHECK(s.run("nearest --frobnicate").err.find("--frobnicate: unknown option") != std::string::npos);
+  CHECK(s.run("teleport").status == 2);
+}
+
+TEST_CASE("cli: info and demo") {
+  scratch s;
+  const auto info = s.run("info");
+  CHECK(info.status == 0);
+  CHECK(info.out.find("Kokkos") != std::string::npos);
+  CHECK(info.out.find("execution spaces:") != std::string::npos);
+  const auto demo = s.run("demo --observations 2000 --references 300 --check 2000");
+  INFO(demo.out);
+  CHECK(demo.status == 0);
+  CHECK(demo.out.find("all correct") != std::string::npos);
+}
+
+}  // namespace

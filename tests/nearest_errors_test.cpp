@@ -1,0 +1,189 @@
+// Every input check of kernwerk::nearest: the right exception, naming the right argument,
+// thrown before any output is written.
+#include <cmath>
+#include <limits>
+
+#include "execution_spaces.hpp"
+#include "nearest_support.hpp"
+
+namespace {
+
+using namespace kernwerk;
+using namespace kernwerk::test;
+
+// A call set up on Space's memory space; each case spoils one thing and expects an error.
+template <class Space>
+struct bad_call {
+  using memory_space = typename Space::memory_space;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> observations{"obs", 4, 2};
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> references{"ref", 3, 2};
+  Kokkos::View<std::int64_t*, memory_space> indices{"indices", 4};
+  Kokkos::View<double*, memory_space> distances{"distances", 4};
+  nearest_options options;
+
+  bad_call() {
+    auto obs = Kokkos::create_mirror_view(observations);
+    auto ref = Kokkos::create_mirror_view(references);
+    for (int i = 0; i < 4; ++i) obs(i, 0) = 0.1 * i, obs(i, 1) = -0.2 * i;
+    for (int j = 0; j < 3; ++j) ref(j, 0) = 0.3 * j, ref(j, 1) = 0.1 * j;
+    Kokkos::deep_copy(observations, obs);
+    Kokkos::deep_copy(references, ref);
+    Kokkos::deep_copy(indices, -5);
+    Kokkos::deep_copy(distances, -5.0);
+  }
+
+  void set(Kokkos::View<double**, Kokkos::LayoutRight, memory_space> points, int i, int d,
+           double value) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), points);
+    host(i, d) = value;
+    Kokkos::deep_copy(points, host);
+  }
+
+  // Outputs still hold what the call found in them.
+  void require_untouched() const {
+    auto i = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
+    auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), distances);
+    for (std::size_t k = 0; k < i.extent(0); ++k) CHECK(i(k) == -5);
+    for (std::size_t k = 0; k < d.extent(0); ++k) CHECK(d(k) == -5.0);
+  }
+
+  template <class Obs, class Ref, class Idx, class Dist>
+  void expect_invalid(const std::string& argument, const Obs& obs, const Ref& ref, const Idx& idx,
+                      const Dist& dist) const {
+    CAPTURE(argument);
+    bool thrown = false;
+    try {
+      kernwerk::nearest(Space(), obs, ref, idx, dist, options);
+    } catch (const invalid_argument& failure) {
+      thrown = true;
+      CHECK(failure.argument() == argument);
+      CHECK(std::string(failure.what()).find(argument) != std::string::npos);
+      CHECK(std::string(failure.what()).find("kernwerk::nearest") != std::string::npos);
+    }
+    CHECK(thrown);
+    require_untouched();
+  }
+
+  void expect_invalid(const std::string& argument) const {
+    expect_invalid(argument, observations, references, indices, distances);
+  }
+};
+
+TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Space, bad_input) {
+  using call = bad_call<Space>;
+  using memory_space = typename call::memory_space;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+
+  SUBCASE("empty sets") {
+    call c;
+    Kokkos::View<double**, memory_space> none("none", 0, 2);
+    c.expect_invalid("observations", none, c.references, c.indices, c.distances);
+    c.expect_invalid("references", c.observations, none, c.indices, c.distances);
+  }
+  SUBCASE("coordinate counts") {
+    call c;
+    Kokkos::View<double**, memory_space> three("three", 4, 3);
+    c.expect_invalid("observations", three, c.references, c.indices, c.distances);
+    c.options.metric = metric_kind::euclidean;
+    c.expect_invalid("references", c.observations, three, c.indices, c.distances);
+    Kokkos::View<double**, memory_space> four("four", 4, 4);
+    c.expect_invalid("observations", four, four, c.indices, c.distances);
+  }
+  SUBCASE("outputs too short") {
+    call c;
+    Kokkos::View<std::int64_t*, memory_space> short_indices("short", 3);
+    Kokkos::View<double*, memory_space> short_distances("short", 3);
+    c.expect_invalid("indices", c.observations, c.references, short_indices, c.distances);
+    c.expect_invalid("distances", c.observations, c.references, c.indices, short_distances);
+  }
+  SUBCASE("an index type too small for the reference count") {
+    call c;
+    Kokkos::View<double**, memory_space> many("many", 200, 2);
+    Kokkos::View<std::int8_t*, memory_space> small_indices("small", 4);
+    c.expect_invalid("indices", c.observations, many, small_indices, c.distances);
+  }
+  SUBCASE("NaN and infinite coordinates") {
+    call c;
+    c.set(c.observations, 2, 1, nan);
+    c.expect_invalid("observations");
+    call d;
+    d.set(d.references, 1, 0, -inf);
+    d.expect_invalid("references");
+    call e;
+    e.options.metric = metric_kind::euclidean;
+    e.set(e.references, 2, 1, inf);
+    e.expect_invalid("references");
+  }
+  SUBCASE("latitudes out of range") {
+    call c;
+    c.set(c.observations, 3, 0, 1.5708);  // just past pi/2
+    c.expect_invalid("observations");
+    call d;
+    d.options.units = angle_unit::degrees;
+    d.set(d.references, 0, 0, -90.5);
+    d.expect_invalid("references");
+    call e;  // in degrees, 45 and 90 are fine but 91 is not
+    e.options.units = angle_unit::degrees;
+    e.set(e.observations, 0, 0, 91);
+    e.expect_invalid("observations");
+  }
+  SUBCASE("options") {
+    call c;
+    c.options.radius = 0;
+    c.expect_invalid("options.radius");
+    c.options.radius = nan;
+    c.expect_invalid("options.radius");
+    c.options.radius = -1;
+    c.expect_invalid("options.radius");
+    call d;
+    d.options.metric = metric_kind::euclidean;
+    d.options.units = angle_unit::degrees;
+    d.expect_invalid("options.units");
+  }
+  SUBCASE("outputs sharing memory with an input or each other") {
+    call c;
+    Kokkos::View<double*, memory_space, Kokkos::MemoryUnmanaged> inside_observations(
+        c.observations.data(), 4);
+    c.expect_invalid("distances", c.observations, c.references, c.indices, inside_observations);
+    Kokkos::View<double*, memory_space> shared("shared", 8);
+    Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged> indices_in_shared(
+        reinterpret_cast<std::int64_t*>(shared.data()), 4);
+    Kokkos::View<double*, memory_space, Kokkos::MemoryUnmanaged> distances_in_shared(
+        shared.data() + 2, 4);
+    c.expect_invalid("indices", c.observations, c.references, indices_in_shared,
+                     distances_in_shared);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(bad_input, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: tuned where the build has none is an error", Space,
+                          tuned_missing) {
+  if (impl::nearest_tuned<Space>::available) return;
+  bad_call<Space> c;
+  c.options.implementation = implementation_kind::tuned;
+  bool thrown = false;
+  try {
+    kernwerk::nearest(Space(), c.observations, c.references, c.indices, c.distances, c.options);
+  } catch (const unsupported& failure) {
+    thrown = true;
+    CHECK(std::string(failure.what()).find("options.implementation") != std::string::npos);
+    CHECK(std::string(failure.what()).find(Space::name()) != std::string::npos);
+  }
+  CHECK(thrown);
+  c.require_untouched();
+}
+TEST_CASE_TEMPLATE_APPLY(tuned_missing, enabled_spaces);
+
+TEST_CASE("option names parse and reject unknown words") {
+  CHECK(parse_metric("haversine", "--metric") == metric_kind::haversine);
+  CHECK(parse_metric("euclidean", "--metric") == metric_kind::euclidean);
+  CHECK(parse_implementation("auto", "x") == implementation_kind::automatic);
+  CHECK(parse_implementation("generic", "x") == implementation_kind::generic);
+  CHECK(parse_implementation("tuned", "x") == implementation_kind::tuned);
+  CHECK_THROWS_AS(parse_metric("manhattan", "--metric"), invalid_argument);
+  CHECK_THROWS_WITH(parse_implementation("fast", "--implementation"),
+                    doctest::Contains("--implementation"));
+}
+
+}  // namespace

@@ -1,0 +1,187 @@
+// kernwerk::nearest against the float64 brute force, on every enabled execution space.
+#include "execution_spaces.hpp"
+#include "nearest_support.hpp"
+
+namespace {
+
+using namespace kernwerk;
+using namespace kernwerk::test;
+
+constexpr double pi = M_PI;
+
+nearest_options generic_options() {
+  nearest_options options;
+  options.implementation = implementation_kind::generic;
+  return options;
+}
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: random points on the sphere", Space, random_sphere) {
+  const auto observations = uniform_sphere(3000, 1);
+  const auto references = uniform_sphere(700, 2);
+  for (auto implementation : {implementation_kind::automatic, implementation_kind::generic}) {
+    nearest_options options;
+    options.implementation = implementation;
+    CAPTURE(to_string(implementation));
+    check_all(observations, references, run_nearest<Space>(observations, references, options),
+              options);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: degrees and an earth radius", Space, degrees_radius) {
+  const auto observations = uniform_sphere(1000, 3, true);
+  const auto references = uniform_sphere(300, 4, true);
+  nearest_options options;
+  options.units = angle_unit::degrees;
+  options.radius = 6371.0088;
+  check_all(observations, references, run_nearest<Space>(observations, references, options),
+            options);
+}
+TEST_CASE_TEMPLATE_APPLY(degrees_radius, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: float32 coordinates and LayoutLeft Views", Space,
+                          float_layout_left) {
+  const auto observations = rounded<float>(uniform_sphere(1000, 5));
+  const auto references = rounded<float>(uniform_sphere(400, 6));
+  const nearest_options options;
+  check_all(observations, references,
+            run_nearest<Space, float>(observations, references, options), options);
+  check_all(observations, references,
+            run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references, options),
+            options);
+  check_all(observations, references,
+            run_nearest<Space, double, Kokkos::LayoutLeft>(observations, references, options),
+            options);
+}
+TEST_CASE_TEMPLATE_APPLY(float_layout_left, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: poles, the date line, antipodes", Space, adversarial_sphere) {
+  host_points references;
+  for (double lon : {-pi, -pi / 2, 0.0, 1.0, pi / 2, pi}) {
+    references.add(pi / 2, lon);   // every longitude of the north pole is the same point
+    references.add(-pi / 2, lon);
+  }
+  for (double lat : {-1.2, -0.3, 0.0, 0.4, 1.3}) {
+    references.add(lat, pi);                  // on the date line, from both sides
+    references.add(lat, -pi);
+    references.add(lat, pi - 1e-9);
+    references.add(lat, -pi + 1e-9);
+  }
+  host_points observations;
+  for (double lon : {-pi, -3.0, 0.0, 2.0, pi}) {
+    observations.add(pi / 2, lon);
+    observations.add(-pi / 2, lon);
+    observations.add(pi / 2 - 1e-7, lon);
+  }
+  for (double lat : {-1.2, -0.3, 0.0, 0.4, 1.3}) {
+    observations.add(lat, pi - 2e-10);
+    observations.add(lat, -pi + 3e-10);
+    observations.add(-lat, 0.0);  // antipode of the date-line points
+    observations.add(-lat, 1e-12);
+  }
+  const nearest_options options;
+  const auto result = run_nearest<Space>(observations, references, options);
+  check_all(observations, references, result, options);
+  // The north pole, whatever the longitude, is reference 0 at distance 0.
+  CHECK(result.indices[0] == 0);
+  CHECK(result.distances[0] == doctest::Approx(0).epsilon(1e-15));
+}
+TEST_CASE_TEMPLATE_APPLY(adversarial_sphere, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: duplicates and ties go to the smallest index", Space,
+                          ties) {
+  auto references = uniform_sphere(200, 7);
+  // Reference 250 onwards repeat references 10..59; reference 300 onwards repeat them again.
+  for (int copy = 0; copy < 2; ++copy) {
+    for (std::size_t j = 10; j < 60; ++j) references.add(references.values[2 * j], references.values[2 * j + 1]);
+  }
+  host_points observations;
+  for (std::size_t j = 10; j < 60; ++j)
+    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  // Symmetric exact ties around (0.5, 0.5): four references at the same float64 distance.
+  host_points symmetric;
+  symmetric.add(0.9, 0.0);  // farther: a decoy with a smaller index
+  symmetric.add(0.5, 0.5 + 1e-3);
+  symmetric.add(0.5, 0.5 - 1e-3);
+  symmetric.add(0.5, 0.5 + 1e-3);
+  host_points centre;
+  centre.add(0.5, 0.5);
+
+  const nearest_options options = generic_options();
+  const auto result = run_nearest<Space>(observations, references, options);
+  check_all(observations, references, result, options);
+  for (std::size_t k = 0; k < observations.count(); ++k) {
+    CHECK(result.indices[k] == static_cast<std::int64_t>(k + 10));
+    CHECK(result.distances[k] == 0.0);
+  }
+  const auto tie = run_nearest<Space>(centre, symmetric, options);
+  check_all(centre, symmetric, tie, options);
+  CHECK(tie.indices[0] == 1);
+}
+TEST_CASE_TEMPLATE_APPLY(ties, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: near ties the chord cannot separate", Space, near_ties) {
+  // References a few 1e-12 rad apart around one spot: the float64 haversine decides.
+  host_points references;
+  host_points observations;
+  for (int k = 0; k < 40; ++k) references.add(0.3 + 1e-9 + k * 3e-12, -2.0 + (k % 7) * 2e-12);
+  for (int k = 0; k < 40; ++k) observations.add(0.3 + k * 3.1e-12, -2.0 + (k % 5) * 2.2e-12);
+  const nearest_options options;
+  check_all(observations, references, run_nearest<Space>(observations, references, options),
+            options);
+}
+TEST_CASE_TEMPLATE_APPLY(near_ties, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: single-point sets", Space, single_points) {
+  const auto many = uniform_sphere(500, 8);
+  const auto one = uniform_sphere(1, 9);
+  const nearest_options options;
+  const auto to_one = run_nearest<Space>(many, one, options);
+  check_all(many, one, to_one, options);
+  for (auto index : to_one.indices) CHECK(index == 0);
+  check_all(one, many, run_nearest<Space>(one, many, options), options);
+  check_all(one, one, run_nearest<Space>(one, one, options), options);
+}
+TEST_CASE_TEMPLATE_APPLY(single_points, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: euclidean in 2-D and 3-D", Space, euclidean) {
+  nearest_options options;
+  options.metric = metric_kind::euclidean;
+  for (std::size_t dimension : {2u, 3u}) {
+    CAPTURE(dimension);
+    auto references = uniform_box(600, dimension, 10 + dimension);
+    const auto observations = uniform_box(1500, dimension, 20 + dimension);
+    // Duplicate the first ten references at the end: the earlier copy must win.
+    for (std::size_t k = 0; k < 10 * dimension; ++k) references.values.push_back(references.values[k]);
+    const auto result = run_nearest<Space>(observations, references, options);
+    check_all(observations, references, result, options);
+    const auto exact = run_nearest<Space>(references, references, options);
+    for (std::size_t k = 0; k < references.count(); ++k)
+      CHECK(exact.indices[k] == static_cast<std::int64_t>(k < 600 ? k : k - 600));
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(euclidean, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with any execution space", Space, host_views) {
+  const auto observations = uniform_sphere(300, 11);
+  const auto references = uniform_sphere(100, 12);
+  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryUnmanaged>;
+  std::vector<std::int64_t> indices(observations.count() + 5, -7);
+  std::vector<double> distances(observations.count() + 5, -7.0);
+  const nearest_options options;
+  kernwerk::nearest(Space(), host_matrix(observations.values.data(), observations.count(), 2),
+                    host_matrix(references.values.data(), references.count(), 2),
+                    Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
+                    Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()),
+                    options);
+  check_all(observations, references, {indices, distances}, options);
+  // Outputs longer than the observations keep their tail.
+  for (std::size_t k = observations.count(); k < indices.size(); ++k) {
+    CHECK(indices[k] == -7);
+    CHECK(distances[k] == -7.0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(host_views, enabled_spaces);
+
+}  // namespace

@@ -121,14 +121,20 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: duplicates and ties go to the smallest index
 TEST_CASE_TEMPLATE_APPLY(ties, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: near ties the chord cannot separate", Space, near_ties) {
-  // References a few 1e-12 rad apart around one spot: the float64 haversine decides.
-  host_points references;
-  host_points observations;
-  for (int k = 0; k < 40; ++k) references.add(0.3 + 1e-9 + k * 3e-12, -2.0 + (k % 7) * 2e-12);
-  for (int k = 0; k < 40; ++k) observations.add(0.3 + k * 3.1e-12, -2.0 + (k % 5) * 2.2e-12);
+  // Points a few ulps apart around two spots 1e-9 rad from each other: squared chords carry
+  // errors larger than these gaps, so the float64 haversine must decide.
+  std::mt19937_64 random(13);
+  std::uniform_int_distribution<int> ulps(0, 40);
+  auto near = [&](double value) {
+    for (int k = ulps(random); k > 0; --k) value = std::nextafter(value, 10.0);
+    return value;
+  };
+  host_points references, observations;
+  for (int k = 0; k < 300; ++k) references.add(near(0.3 + 1e-9), near(-2.0 + 1e-9));
+  for (int k = 0; k < 100; ++k) observations.add(near(0.3), near(-2.0));
   const nearest_options options;
-  check_all(observations, references, run_nearest<Space>(observations, references, options),
-            options);
+  const auto result = run_nearest<Space>(observations, references, options);
+  check_all(observations, references, result, options);
 }
 TEST_CASE_TEMPLATE_APPLY(near_ties, enabled_spaces);
 

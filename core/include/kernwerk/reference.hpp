@@ -20,62 +20,69 @@ struct points {
   double operator()(std::size_t i, std::size_t d) const { return values[i * dimension + d]; }
 };
 
-// Distance between observation i and reference j, as nearest_options ask for it.
-inline double distance(const points& observations, std::size_t i, const points& references,
-                       std::size_t j, const nearest_options& options) {
+// What the search minimises for observation i and reference j: the haversine of the central
+// angle, or the squared Euclidean distance. Both grow with the distance.
+inline double order_key(const points& observations, std::size_t i, const points& references,
+                        std::size_t j, const nearest_options& options) {
   if (options.metric == metric_kind::euclidean) {
     double sum = 0;
     for (std::size_t d = 0; d < observations.dimension; ++d) {
       const double delta = observations(i, d) - references(j, d);
       sum += delta * delta;
     }
-    return std::sqrt(sum);
+    return sum;
   }
   const double to_radians = options.units == angle_unit::degrees ? M_PI / 180 : 1.0;
   const double lat1 = observations(i, 0) * to_radians, lon1 = observations(i, 1) * to_radians;
   const double lat2 = references(j, 0) * to_radians, lon2 = references(j, 1) * to_radians;
   const double a = std::sin((lat2 - lat1) / 2), b = std::sin((lon2 - lon1) / 2);
-  const double h = a * a + std::cos(lat1) * std::cos(lat2) * b * b;
-  return options.radius * 2 * std::asin(std::sqrt(std::fmin(h, 1.0)));
+  return a * a + std::cos(lat1) * std::cos(lat2) * b * b;
+}
+
+// The distance the search reports for an order key.
+inline double distance_of(double key, const nearest_options& options) {
+  if (options.metric == metric_kind::euclidean) return std::sqrt(key);
+  return options.radius * 2 * std::asin(std::sqrt(std::fmin(key, 1.0)));
 }
 
 struct neighbour {
   std::int64_t index;
-  double distance;
+  double key;
 };
 
 // The nearest reference of observation i; ties to the smallest index.
 inline neighbour nearest_one(const points& observations, std::size_t i, const points& references,
                              const nearest_options& options) {
-  neighbour best{0, distance(observations, i, references, 0, options)};
+  neighbour best{0, order_key(observations, i, references, 0, options)};
   for (std::size_t j = 1; j < references.count; ++j) {
-    const double d = distance(observations, i, references, j, options);
-    if (d < best.distance) best = {static_cast<std::int64_t>(j), d};
+    const double key = order_key(observations, i, references, j, options);
+    if (key < best.key) best = {static_cast<std::int64_t>(j), key};
   }
   return best;
 }
 
-// Checks one answer: `index` must be a nearest reference within a rounding tolerance of the
-// float64 minimum (both sides evaluate the distance in float64, by different formulas), no
-// smaller index may be clearly as near (the tie rule), and `reported` must be its distance.
-// Returns an empty string when the answer is right, else what is wrong with it.
+// Checks one answer. `index` must be a nearest reference: its key at most a rounding tolerance
+// above the float64 minimum (backends' sin and cos may differ in the last bit), and where its
+// key equals the minimum exactly it must be the smallest such index (the tie rule). `reported`
+// must be its distance. Returns an empty string when the answer is right, else the problem.
 inline std::string check_one(const points& observations, std::size_t i, const points& references,
                              std::int64_t index, double reported, const nearest_options& options,
                              double reported_precision = 1e-12) {
+  const std::string which = "observation " + std::to_string(i) + ": ";
   if (index < 0 || static_cast<std::size_t>(index) >= references.count)
-    return "observation " + std::to_string(i) + ": index " + std::to_string(index) +
-           " is out of range";
+    return which + "index " + std::to_string(index) + " is out of range";
   const neighbour best = nearest_one(observations, i, references, options);
+  const double mine = order_key(observations, i, references, index, options);
+  const double tolerance = 1e-13 * best.key + 1e-30;
+  if (mine > best.key + tolerance || (mine == best.key && index != best.index))
+    return which + "got index " + std::to_string(index) + " (key " + std::to_string(mine) +
+           "), expected index " + std::to_string(best.index) + " (key " +
+           std::to_string(best.key) + ")";
+  const double expected = distance_of(mine, options);
   const double scale = options.metric == metric_kind::haversine ? options.radius : 1.0;
-  const double tolerance = 1e-14 * best.distance + 1e-15 * scale;
-  const double mine = distance(observations, i, references, index, options);
-  if (mine > best.distance + tolerance || (index > best.index && mine > best.distance))
-    return "observation " + std::to_string(i) + ": got index " + std::to_string(index) +
-           " at " + std::to_string(mine) + ", expected index " + std::to_string(best.index) +
-           " at " + std::to_string(best.distance);
-  if (std::fabs(reported - mine) > reported_precision * (mine + scale))
-    return "observation " + std::to_string(i) + ": reported distance " +
-           std::to_string(reported) + " differs from " + std::to_string(mine);
+  if (std::fabs(reported - expected) > reported_precision * (expected + scale))
+    return which + "reported distance " + std::to_string(reported) + " differs from " +
+           std::to_string(expected);
   return {};
 }
 

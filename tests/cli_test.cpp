@@ -33,6 +33,15 @@ std::string slurp(const std::string& path) {
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
+// The tool is built next to this test program (bin/), wherever the build tree was moved.
+std::string cli_path() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  REQUIRE(length > 0);
+  const std::string path(self, static_cast<std::size_t>(length));
+  return path.substr(0, path.rfind('/')) + "/kernwerk";
+}
+
 // A scratch folder per test case, removed afterwards.
 struct scratch {
   std::string dir;
@@ -55,7 +64,7 @@ struct scratch {
     return path(name);
   }
   outcome run(const std::string& arguments) const {
-    const std::string command = std::string(KERNWERK_CLI) + " " + arguments + " > '" +
+    const std::string command = cli_path() + " " + arguments + " > '" +
                                 path("stdout") + "' 2> '" + path("stderr") + "'";
     const int raw = std::system(command.c_str());
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(path("stdout")), slurp(path("stderr"))};

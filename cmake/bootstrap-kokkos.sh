@@ -15,6 +15,8 @@ src_root=$cache/src
 jobs=$(nproc)
 
 fail() { echo "kw: kokkos bootstrap: $*" >&2; exit 1; }
+# 75 (EX_TEMPFAIL): the source could not be had right now; kw and .ci/run pass it on.
+unavailable() { echo "kw: UNAVAILABLE: kokkos bootstrap: $*" >&2; exit 75; }
 
 ensure_deb_src() {
   if apt-get source --print-uris -q trilinos >/dev/null 2>&1; then return; fi
@@ -26,7 +28,7 @@ Suites: bookworm
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
-  apt-get update -q >/dev/null || fail "apt-get update failed"
+  apt-get update -q >/dev/null || unavailable "apt-get update failed"
 }
 
 # Unpacks packages/kokkos of the trilinos source into $src_root/kokkos-3.4.01 (pristine + patched).
@@ -41,7 +43,7 @@ prepare_source() {
   if [[ -z $tarball ]]; then
     ensure_deb_src
     echo "kw: downloading the trilinos source package (Kokkos 3.4.01 lives in it)" >&2
-    (cd "$src_root" && apt-get source -d -q trilinos >&2) || fail "apt-get source trilinos failed"
+    (cd "$src_root" && apt-get source -d -q trilinos >&2) || unavailable "apt-get source trilinos failed"
     tarball=$(ls "$src_root"/trilinos_13.2.0.orig.tar.* | head -n1)
   fi
   rm -rf "$dest" "$src_root/unpack"

@@ -159,19 +159,24 @@ TEST_CASE_TEMPLATE_APPLY(bad_input, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: tuned where the build has none is an error", Space,
                           tuned_missing) {
-  if (impl::nearest_tuned<Space>::available) return;
-  bad_call<Space> c;
-  c.options.implementation = implementation_kind::tuned;
-  bool thrown = false;
-  try {
-    kernwerk::nearest(Space(), c.observations, c.references, c.indices, c.distances, c.options);
-  } catch (const unsupported& failure) {
-    thrown = true;
-    CHECK(std::string(failure.what()).find("options.implementation") != std::string::npos);
-    CHECK(std::string(failure.what()).find(Space::name()) != std::string::npos);
+  for (auto metric : {metric_kind::haversine, metric_kind::euclidean}) {
+    if (impl::nearest_tuned<Space>::available && impl::nearest_tuned<Space>::covers(metric))
+      continue;
+    CAPTURE(to_string(metric));
+    bad_call<Space> c;
+    c.options.metric = metric;
+    c.options.implementation = implementation_kind::tuned;
+    bool thrown = false;
+    try {
+      kernwerk::nearest(Space(), c.observations, c.references, c.indices, c.distances, c.options);
+    } catch (const unsupported& failure) {
+      thrown = true;
+      CHECK(std::string(failure.what()).find("options.implementation") != std::string::npos);
+      CHECK(std::string(failure.what()).find(Space::name()) != std::string::npos);
+    }
+    CHECK(thrown);
+    c.require_untouched();
   }
-  CHECK(thrown);
-  c.require_untouched();
 }
 TEST_CASE_TEMPLATE_APPLY(tuned_missing, enabled_spaces);
 

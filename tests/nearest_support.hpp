@@ -83,6 +83,16 @@ neighbours run_nearest(const host_points& observations, const host_points& refer
   return result;
 }
 
+// The implementations a test runs on Space: generic, and tuned where the build has it for
+// the metric.
+template <class Space>
+std::vector<implementation_kind> implementations(metric_kind metric = metric_kind::haversine) {
+  std::vector<implementation_kind> kinds{implementation_kind::generic};
+  if (impl::nearest_tuned<Space>::available && impl::nearest_tuned<Space>::covers(metric))
+    kinds.push_back(implementation_kind::tuned);
+  return kinds;
+}
+
 // Rounds every coordinate to Scalar, so the reference sees exactly what the library saw.
 template <class Scalar>
 host_points rounded(host_points points) {

@@ -9,19 +9,20 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
-nearest_options generic_options() {
+nearest_options with(implementation_kind kind) {
   nearest_options options;
-  options.implementation = implementation_kind::generic;
+  options.implementation = kind;
   return options;
 }
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: random points on the sphere", Space, random_sphere) {
   const auto observations = uniform_sphere(3000, 1);
   const auto references = uniform_sphere(700, 2);
-  for (auto implementation : {implementation_kind::automatic, implementation_kind::generic}) {
-    nearest_options options;
-    options.implementation = implementation;
-    CAPTURE(to_string(implementation));
+  auto kinds = implementations<Space>();
+  kinds.push_back(implementation_kind::automatic);
+  for (auto kind : kinds) {
+    CAPTURE(to_string(kind));
+    const auto options = with(kind);
     check_all(observations, references, run_nearest<Space>(observations, references, options),
               options);
   }
@@ -79,12 +80,15 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: poles, the date line, antipodes", Space, adv
     observations.add(-lat, 0.0);  // antipode of the date-line points
     observations.add(-lat, 1e-12);
   }
-  const nearest_options options;
-  const auto result = run_nearest<Space>(observations, references, options);
-  check_all(observations, references, result, options);
-  // The north pole, whatever the longitude, is reference 0 at distance 0.
-  CHECK(result.indices[0] == 0);
-  CHECK(result.distances[0] == doctest::Approx(0).epsilon(1e-15));
+  for (auto kind : implementations<Space>()) {
+    CAPTURE(to_string(kind));
+    const auto options = with(kind);
+    const auto result = run_nearest<Space>(observations, references, options);
+    check_all(observations, references, result, options);
+    // The north pole, whatever the longitude, is reference 0 at distance 0.
+    CHECK(result.indices[0] == 0);
+    CHECK(result.distances[0] == doctest::Approx(0).epsilon(1e-15));
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(adversarial_sphere, enabled_spaces);
 
@@ -107,16 +111,19 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: duplicates and ties go to the smallest index
   host_points centre;
   centre.add(0.5, 0.5);
 
-  const nearest_options options = generic_options();
-  const auto result = run_nearest<Space>(observations, references, options);
-  check_all(observations, references, result, options);
-  for (std::size_t k = 0; k < observations.count(); ++k) {
-    CHECK(result.indices[k] == static_cast<std::int64_t>(k + 10));
-    CHECK(result.distances[k] == 0.0);
+  for (auto kind : implementations<Space>()) {
+    CAPTURE(to_string(kind));
+    const auto options = with(kind);
+    const auto result = run_nearest<Space>(observations, references, options);
+    check_all(observations, references, result, options);
+    for (std::size_t k = 0; k < observations.count(); ++k) {
+      CHECK(result.indices[k] == static_cast<std::int64_t>(k + 10));
+      CHECK(result.distances[k] == 0.0);
+    }
+    const auto tie = run_nearest<Space>(centre, symmetric, options);
+    check_all(centre, symmetric, tie, options);
+    CHECK(tie.indices[0] == 1);
   }
-  const auto tie = run_nearest<Space>(centre, symmetric, options);
-  check_all(centre, symmetric, tie, options);
-  CHECK(tie.indices[0] == 1);
 }
 TEST_CASE_TEMPLATE_APPLY(ties, enabled_spaces);
 
@@ -132,21 +139,27 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: near ties the chord cannot separate", Space,
   host_points references, observations;
   for (int k = 0; k < 300; ++k) references.add(near(0.3 + 1e-9), near(-2.0 + 1e-9));
   for (int k = 0; k < 100; ++k) observations.add(near(0.3), near(-2.0));
-  const nearest_options options;
-  const auto result = run_nearest<Space>(observations, references, options);
-  check_all(observations, references, result, options);
+  for (auto kind : implementations<Space>()) {
+    CAPTURE(to_string(kind));
+    const auto options = with(kind);
+    check_all(observations, references, run_nearest<Space>(observations, references, options),
+              options);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(near_ties, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: single-point sets", Space, single_points) {
   const auto many = uniform_sphere(500, 8);
   const auto one = uniform_sphere(1, 9);
-  const nearest_options options;
-  const auto to_one = run_nearest<Space>(many, one, options);
-  check_all(many, one, to_one, options);
-  for (auto index : to_one.indices) CHECK(index == 0);
-  check_all(one, many, run_nearest<Space>(one, many, options), options);
-  check_all(one, one, run_nearest<Space>(one, one, options), options);
+  for (auto kind : implementations<Space>()) {
+    CAPTURE(to_string(kind));
+    const auto options = with(kind);
+    const auto to_one = run_nearest<Space>(many, one, options);
+    check_all(many, one, to_one, options);
+    for (auto index : to_one.indices) CHECK(index == 0);
+    check_all(one, many, run_nearest<Space>(one, many, options), options);
+    check_all(one, one, run_nearest<Space>(one, one, options), options);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(single_points, enabled_spaces);
 
@@ -189,5 +202,32 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with any execution space", Space,
   }
 }
 TEST_CASE_TEMPLATE_APPLY(host_views, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: tuned and generic agree bit for bit", Space, agreement) {
+  if (!impl::nearest_tuned<Space>::available) return;
+  // Clustered references (many near ties) among uniform ones, and observations on top of them.
+  auto references = uniform_sphere(4000, 14);
+  const auto cluster = uniform_sphere(1500, 15);
+  for (std::size_t k = 0; k < cluster.count(); ++k)
+    references.add(0.7 + 1e-6 * cluster.values[2 * k], 2.0 + 1e-6 * cluster.values[2 * k + 1]);
+  auto observations = uniform_sphere(8000, 16);
+  for (std::size_t k = 0; k < 2000; ++k)
+    observations.add(0.7 + 1e-6 * std::sin(double(k)), 2.0 + 1e-6 * std::cos(3.0 * k));
+  for (std::size_t k = 0; k < 500; ++k)
+    observations.add(references.values[2 * (7 * k)], references.values[2 * (7 * k) + 1]);
+  const auto generic = run_nearest<Space>(observations, references, with(implementation_kind::generic));
+  const auto tuned = run_nearest<Space>(observations, references, with(implementation_kind::tuned));
+  int differing = 0;
+  for (std::size_t i = 0; i < observations.count(); ++i)
+    if (generic.indices[i] != tuned.indices[i] || generic.distances[i] != tuned.distances[i]) {
+      if (++differing <= 5)
+        FAIL_CHECK("observation " << i << ": generic " << generic.indices[i] << " at "
+                                  << generic.distances[i] << ", tuned " << tuned.indices[i]
+                                  << " at " << tuned.distances[i]);
+    }
+  CHECK(differing == 0);
+  check_all(observations, references, tuned, with(implementation_kind::tuned));
+}
+TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 
 }  // namespace

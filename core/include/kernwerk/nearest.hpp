@@ -14,6 +14,11 @@
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 
+// The backend specialisations this build selected; each specialises impl::nearest_tuned.
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/nearest.hpp"
+#endif
+
 namespace kernwerk {
 
 // Fills indices(i) and distances(i) for every observation i. Throws kernwerk::invalid_argument

@@ -19,12 +19,14 @@
 
 namespace kernwerk::impl {
 
-// A backend folder specialises this for its execution space, with `available = true` and
-// `static void run(space, observations, references, indices, distances, haversine, scale,
-// radius)` taking the same checked, accessible Views as nearest_generic.
+// A backend folder specialises this for its execution space, with `available = true`,
+// `static bool covers(metric_kind)` (the metrics it implements) and `static void run(space,
+// observations, references, indices, distances, haversine, scale, radius)` taking the same
+// checked, accessible Views as nearest_generic.
 template <class ExecutionSpace>
 struct nearest_tuned {
   static constexpr bool available = false;
+  static bool covers(metric_kind) { return false; }
 };
 
 template <class ExecutionSpace, class Observations, class References, class Indices,
@@ -93,13 +95,19 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   require_disjoint(fn, "distances", distances, "references", references);
 
   constexpr bool tuned_available = nearest_tuned<ExecutionSpace>::available;
+  const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric);
   const bool use_tuned = options.implementation == implementation_kind::tuned ||
                          (options.implementation == implementation_kind::automatic &&
-                          tuned_available);
+                          tuned_covers);
   if (use_tuned && !tuned_available)
     throw unsupported(fn, "options.implementation",
                       std::string("this build has no tuned implementation for execution space ") +
                           ExecutionSpace::name());
+  if (use_tuned && !tuned_covers)
+    throw unsupported(fn, "options.implementation",
+                      std::string("the tuned implementation for ") + ExecutionSpace::name() +
+                          " does not cover the " + to_string(options.metric) +
+                          " metric; use auto or generic");
 
   // Views the execution space cannot reach are copied into its memory space.
   using memory_space = typename ExecutionSpace::memory_space;

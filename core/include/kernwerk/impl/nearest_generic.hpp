@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernwerk/impl/math.hpp"
 
@@ -21,7 +22,8 @@ inline constexpr double chord_tie_margin = 1e-13;
 // Per-reference quantities of the haversine scan, one column each (LayoutLeft: contiguous).
 enum sphere_column { column_x, column_y, column_z, column_lat, column_lon, column_coslat,
                      sphere_columns };
-using sphere_points = Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft>;
+template <class MemorySpace>
+using sphere_points = Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft, MemorySpace>;
 
 struct sphere_point {
   double x, y, z, lat, lon, coslat;
@@ -47,9 +49,9 @@ KOKKOS_INLINE_FUNCTION double central_angle(double h) {
 }
 
 template <class References, class MemorySpace>
-struct prepare_sphere_references {
+struct prepare_sphere_point {
   References references;
-  Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft, MemorySpace> prepared;
+  sphere_points<MemorySpace> prepared;
   double scale;  // to radians
 
   KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
@@ -150,6 +152,21 @@ struct nearest_euclidean {
   }
 };
 
+// Unit vectors, latitudes, longitudes (radians) and cosines of the latitudes of the references.
+template <class ExecutionSpace, class References>
+sphere_points<typename ExecutionSpace::memory_space> prepare_sphere_references(
+    const ExecutionSpace& space, const References& references, double scale) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  const auto count = static_cast<std::int64_t>(references.extent(0));
+  sphere_points<memory_space> prepared(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::references"), count);
+  Kokkos::parallel_for(
+      "kernwerk::nearest::prepare",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count),
+      prepare_sphere_point<References, memory_space>{references, prepared, scale});
+  return prepared;
+}
+
 // Runs the generic scan. All Views are accessible from `space` and the arguments are checked.
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
@@ -159,17 +176,9 @@ void nearest_generic(const ExecutionSpace& space, const Observations& observatio
                      double radius) {
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const auto observation_count = static_cast<std::int64_t>(observations.extent(0));
-  const auto reference_count = static_cast<std::int64_t>(references.extent(0));
   if (haversine_metric) {
-    using memory_space = typename ExecutionSpace::memory_space;
-    using prepared_view =
-        Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft, memory_space>;
-    prepared_view prepared(Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                                              "kernwerk::nearest::references"),
-                           reference_count);
-    Kokkos::parallel_for("kernwerk::nearest::prepare", policy(space, 0, reference_count),
-                         prepare_sphere_references<References, memory_space>{
-                             references, prepared, scale});
+    const auto prepared = prepare_sphere_references(space, references, scale);
+    using prepared_view = std::remove_const_t<decltype(prepared)>;
     Kokkos::parallel_for(
         "kernwerk::nearest::generic_haversine", policy(space, 0, observation_count),
         nearest_on_sphere<Observations, prepared_view, Indices, Distances>{

@@ -1,0 +1,60 @@
+#pragma once
+// A per-memory-space scratch buffer that grows and is kept between calls: device allocations
+// (cudaMalloc, cudaFree) cost more than small kernels, so hot paths borrow this instead.
+// A borrower holds the lock until its kernels have finished (it fences before returning).
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <mutex>
+
+namespace kernwerk::impl {
+
+template <class MemorySpace>
+class workspace {
+ public:
+  // Locks the buffer for the caller's lifetime and returns at least `bytes` of it.
+  explicit workspace(std::size_t bytes) : lock_(state().mutex) {
+    auto& buffer = state().buffer;
+    if (buffer.extent(0) < bytes) {
+      buffer = Kokkos::View<char*, MemorySpace>();  // free the old one first
+      buffer = Kokkos::View<char*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::workspace"), bytes);
+      if (!state().hooked) {
+        Kokkos::push_finalize_hook([] { state().buffer = Kokkos::View<char*, MemorySpace>(); });
+        state().hooked = true;
+      }
+    }
+    data_ = buffer.data();
+  }
+
+  // Carves the next `count` objects of type T, aligned to 256 bytes.
+  template <class T>
+  T* take(std::size_t count) {
+    T* result = reinterpret_cast<T*>(data_ + used_);
+    used_ += (count * sizeof(T) + 255) / 256 * 256;
+    return result;
+  }
+
+  // The bytes `take` will need for `count` objects of type T.
+  template <class T>
+  static std::size_t bytes_for(std::size_t count) {
+    return (count * sizeof(T) + 255) / 256 * 256;
+  }
+
+ private:
+  struct shared_state {
+    std::mutex mutex;
+    Kokkos::View<char*, MemorySpace> buffer;
+    bool hooked = false;
+  };
+  static shared_state& state() {
+    static shared_state instance;
+    return instance;
+  }
+
+  std::lock_guard<std::mutex> lock_;
+  char* data_ = nullptr;
+  std::size_t used_ = 0;
+};
+
+}  // namespace kernwerk::impl

@@ -49,16 +49,26 @@ inline host_points uniform_box(std::size_t count, std::size_t dimension, std::ui
 }
 
 struct neighbours {
-  std::vector<std::int64_t> indices;
+  std::vector<std::int64_t> indices;  // row-major (n, k)
   std::vector<double> distances;
+  std::size_t k = 1;
 };
 
+template <class T, class Space>
+std::vector<T> to_host_vector(const Kokkos::View<T*, typename Space::memory_space>& view) {
+  std::vector<T> host(view.extent(0));
+  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace>(host.data(), host.size()), view);
+  return host;
+}
+
 // Copies the points into Views of Space's memory space (element type Scalar, layout Layout),
-// runs kernwerk::nearest on Space and returns the results on the host.
+// runs kernwerk::nearest on Space with k neighbours (rank-1 outputs for k = 1, rank-2 else)
+// and returns the results on the host.
 template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight>
 neighbours run_nearest(const host_points& observations, const host_points& references,
-                       const nearest_options& options) {
-  using points_view = Kokkos::View<Scalar**, Layout, typename Space::memory_space>;
+                       const nearest_options& options, std::size_t k = 1) {
+  using memory_space = typename Space::memory_space;
+  using points_view = Kokkos::View<Scalar**, Layout, memory_space>;
   auto to_device = [](const host_points& points) {
     points_view device("points", points.count(), points.dimension);
     auto host = Kokkos::create_mirror_view(device);
@@ -70,27 +80,51 @@ neighbours run_nearest(const host_points& observations, const host_points& refer
   };
   const auto obs = to_device(observations);
   const auto ref = to_device(references);
-  Kokkos::View<std::int64_t*, typename Space::memory_space> indices("indices", obs.extent(0));
-  Kokkos::View<double*, typename Space::memory_space> distances("distances", obs.extent(0));
-  kernwerk::nearest(Space(), obs, ref, indices, distances, options);
-  neighbours result{std::vector<std::int64_t>(obs.extent(0)), std::vector<double>(obs.extent(0))};
-  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace>(result.indices.data(),
-                                                                   result.indices.size()),
-                    indices);
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(result.distances.data(),
-                                                             result.distances.size()),
-                    distances);
-  return result;
+  const std::size_t n = obs.extent(0);
+  // Outputs start poisoned: every entry must be written.
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", n * k);
+  Kokkos::View<double*, memory_space> distances("distances", n * k);
+  Kokkos::deep_copy(indices, -1);
+  Kokkos::deep_copy(distances, -1.0);
+  if (k == 1) {
+    kernwerk::nearest(Space(), obs, ref, indices, distances, options);
+  } else {
+    using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space,
+                                      Kokkos::MemoryUnmanaged>;
+    using distance_matrix =
+        Kokkos::View<double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+    kernwerk::nearest(Space(), obs, ref, index_matrix(indices.data(), n, k),
+                      distance_matrix(distances.data(), n, k), options);
+  }
+  return {to_host_vector<std::int64_t, Space>(indices), to_host_vector<double, Space>(distances),
+          k};
 }
 
-// The implementations a test runs on Space: generic, and tuned where the build has it for
-// the metric.
+// The ways a test runs nearest on Space: the brute force (generic, and tuned where the build
+// has it) and the indexed method (haversine).
+struct variant {
+  std::string name;
+  nearest_options options;
+};
+
 template <class Space>
-std::vector<implementation_kind> implementations(metric_kind metric = metric_kind::haversine) {
-  std::vector<implementation_kind> kinds{implementation_kind::generic};
-  if (impl::nearest_tuned<Space>::available && impl::nearest_tuned<Space>::covers(metric))
-    kinds.push_back(implementation_kind::tuned);
-  return kinds;
+std::vector<variant> variants(metric_kind metric = metric_kind::haversine, int k = 1) {
+  std::vector<variant> all;
+  nearest_options options;
+  options.metric = metric;
+  options.method = method_kind::brute;
+  options.implementation = implementation_kind::generic;
+  all.push_back({"brute generic", options});
+  if (impl::nearest_tuned<Space>::available && impl::nearest_tuned<Space>::covers(metric, k)) {
+    options.implementation = implementation_kind::tuned;
+    all.push_back({"brute tuned", options});
+  }
+  if (metric == metric_kind::haversine) {
+    options.method = method_kind::indexed;
+    options.implementation = implementation_kind::automatic;
+    all.push_back({"indexed", options});
+  }
+  return all;
 }
 
 // Rounds every coordinate to Scalar, so the reference sees exactly what the library saw.
@@ -106,9 +140,9 @@ inline void check_all(const host_points& observations, const host_points& refere
                       double reported_precision = 1e-12) {
   int wrong = 0;
   for (std::size_t i = 0; i < observations.count(); ++i) {
-    const std::string problem =
-        reference::check_one(observations.view(), i, references.view(), result.indices[i],
-                             result.distances[i], options, reported_precision);
+    const std::string problem = reference::check_k(
+        observations.view(), i, references.view(), &result.indices[i * result.k],
+        &result.distances[i * result.k], result.k, options, reported_precision);
     if (!problem.empty() && ++wrong <= 5) FAIL_CHECK(problem);
   }
   CHECK(wrong == 0);

@@ -9,22 +9,15 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
-nearest_options with(implementation_kind kind) {
-  nearest_options options;
-  options.implementation = kind;
-  return options;
-}
-
 TEST_CASE_TEMPLATE_DEFINE("nearest: random points on the sphere", Space, random_sphere) {
   const auto observations = uniform_sphere(3000, 1);
   const auto references = uniform_sphere(700, 2);
-  auto kinds = implementations<Space>();
-  kinds.push_back(implementation_kind::automatic);
-  for (auto kind : kinds) {
-    CAPTURE(to_string(kind));
-    const auto options = with(kind);
-    check_all(observations, references, run_nearest<Space>(observations, references, options),
-              options);
+  auto all = variants<Space>();
+  all.push_back({"auto", nearest_options{}});
+  for (const auto& v : all) {
+    CAPTURE(v.name);
+    check_all(observations, references, run_nearest<Space>(observations, references, v.options),
+              v.options);
   }
 }
 TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
@@ -32,11 +25,13 @@ TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
 TEST_CASE_TEMPLATE_DEFINE("nearest: degrees and an earth radius", Space, degrees_radius) {
   const auto observations = uniform_sphere(1000, 3, true);
   const auto references = uniform_sphere(300, 4, true);
-  nearest_options options;
-  options.units = angle_unit::degrees;
-  options.radius = 6371.0088;
-  check_all(observations, references, run_nearest<Space>(observations, references, options),
-            options);
+  for (auto v : variants<Space>()) {
+    CAPTURE(v.name);
+    v.options.units = angle_unit::degrees;
+    v.options.radius = 6371.0088;
+    check_all(observations, references, run_nearest<Space>(observations, references, v.options),
+              v.options);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(degrees_radius, enabled_spaces);
 
@@ -44,15 +39,18 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: float32 coordinates and LayoutLeft Views", S
                           float_layout_left) {
   const auto observations = rounded<float>(uniform_sphere(1000, 5));
   const auto references = rounded<float>(uniform_sphere(400, 6));
-  const nearest_options options;
-  check_all(observations, references,
-            run_nearest<Space, float>(observations, references, options), options);
-  check_all(observations, references,
-            run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references, options),
-            options);
-  check_all(observations, references,
-            run_nearest<Space, double, Kokkos::LayoutLeft>(observations, references, options),
-            options);
+  for (const auto& v : variants<Space>()) {
+    CAPTURE(v.name);
+    const auto& options = v.options;
+    check_all(observations, references,
+              run_nearest<Space, float>(observations, references, options), options);
+    check_all(observations, references,
+              run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references, options),
+              options);
+    check_all(observations, references,
+              run_nearest<Space, double, Kokkos::LayoutLeft>(observations, references, options),
+              options);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(float_layout_left, enabled_spaces);
 
@@ -80,9 +78,9 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: poles, the date line, antipodes", Space, adv
     observations.add(-lat, 0.0);  // antipode of the date-line points
     observations.add(-lat, 1e-12);
   }
-  for (auto kind : implementations<Space>()) {
-    CAPTURE(to_string(kind));
-    const auto options = with(kind);
+  for (const auto& v : variants<Space>()) {
+    CAPTURE(v.name);
+    const auto& options = v.options;
     const auto result = run_nearest<Space>(observations, references, options);
     check_all(observations, references, result, options);
     // The north pole, whatever the longitude, is reference 0 at distance 0.
@@ -111,9 +109,9 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: duplicates and ties go to the smallest index
   host_points centre;
   centre.add(0.5, 0.5);
 
-  for (auto kind : implementations<Space>()) {
-    CAPTURE(to_string(kind));
-    const auto options = with(kind);
+  for (const auto& v : variants<Space>()) {
+    CAPTURE(v.name);
+    const auto& options = v.options;
     const auto result = run_nearest<Space>(observations, references, options);
     check_all(observations, references, result, options);
     for (std::size_t k = 0; k < observations.count(); ++k) {
@@ -139,9 +137,9 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: near ties the chord cannot separate", Space,
   host_points references, observations;
   for (int k = 0; k < 300; ++k) references.add(near(0.3 + 1e-9), near(-2.0 + 1e-9));
   for (int k = 0; k < 100; ++k) observations.add(near(0.3), near(-2.0));
-  for (auto kind : implementations<Space>()) {
-    CAPTURE(to_string(kind));
-    const auto options = with(kind);
+  for (const auto& v : variants<Space>()) {
+    CAPTURE(v.name);
+    const auto& options = v.options;
     check_all(observations, references, run_nearest<Space>(observations, references, options),
               options);
   }
@@ -151,9 +149,9 @@ TEST_CASE_TEMPLATE_APPLY(near_ties, enabled_spaces);
 TEST_CASE_TEMPLATE_DEFINE("nearest: single-point sets", Space, single_points) {
   const auto many = uniform_sphere(500, 8);
   const auto one = uniform_sphere(1, 9);
-  for (auto kind : implementations<Space>()) {
-    CAPTURE(to_string(kind));
-    const auto options = with(kind);
+  for (const auto& v : variants<Space>()) {
+    CAPTURE(v.name);
+    const auto& options = v.options;
     const auto to_one = run_nearest<Space>(many, one, options);
     check_all(many, one, to_one, options);
     for (auto index : to_one.indices) CHECK(index == 0);
@@ -203,30 +201,87 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with any execution space", Space,
 }
 TEST_CASE_TEMPLATE_APPLY(host_views, enabled_spaces);
 
-TEST_CASE_TEMPLATE_DEFINE("nearest: tuned and generic agree bit for bit", Space, agreement) {
-  if (!impl::nearest_tuned<Space>::available) return;
+TEST_CASE_TEMPLATE_DEFINE("nearest: k nearest, sorted, ties by index", Space, k_nearest) {
+  auto references = uniform_sphere(900, 17);
+  for (std::size_t j = 0; j < 40; ++j)  // duplicates: equal distances among the k
+    references.add(references.values[2 * j], references.values[2 * j + 1]);
+  auto observations = uniform_sphere(400, 18);
+  for (std::size_t j = 0; j < 40; ++j) observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  observations.add(M_PI / 2, 0.3);  // the pole and the date line
+  observations.add(0.2, M_PI);
+  for (std::size_t k : {2u, 3u, 8u, 17u, 32u}) {
+    CAPTURE(k);
+    for (const auto& v : variants<Space>(metric_kind::haversine, int(k))) {
+      CAPTURE(v.name);
+      const auto result = run_nearest<Space>(observations, references, v.options, k);
+      check_all(observations, references, result, v.options);
+    }
+  }
+  // k equal to the number of references: every reference, in order.
+  const auto few = uniform_sphere(5, 19);
+  for (const auto& v : variants<Space>(metric_kind::haversine, 5))
+    check_all(observations, few, run_nearest<Space>(observations, few, v.options, 5), v.options);
+  nearest_options euclidean;
+  euclidean.metric = metric_kind::euclidean;
+  const auto box_refs = uniform_box(300, 3, 20), box_obs = uniform_box(200, 3, 21);
+  check_all(box_obs, box_refs, run_nearest<Space>(box_obs, box_refs, euclidean, 6), euclidean);
+}
+TEST_CASE_TEMPLATE_APPLY(k_nearest, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: indexed on clustered and sparse references", Space,
+                          indexed_layouts) {
+  nearest_options indexed;
+  indexed.method = method_kind::indexed;
+  // All references in one small cap, observations everywhere: long searches through empty cells.
+  host_points cap;
+  for (int k = 0; k < 2000; ++k) cap.add(1.2 + 1e-3 * std::sin(k * 0.37), 0.5 + 1e-3 * std::cos(k * 1.3));
+  const auto everywhere = uniform_sphere(300, 22);
+  check_all(everywhere, cap, run_nearest<Space>(everywhere, cap, indexed), indexed);
+  check_all(everywhere, cap, run_nearest<Space>(everywhere, cap, indexed, 4), indexed);
+  // References on a great circle and at both poles; observations near the poles.
+  host_points ring;
+  for (int k = 0; k < 720; ++k) ring.add(0.0, -M_PI + k * M_PI / 360);
+  ring.add(M_PI / 2, 0.0);
+  ring.add(-M_PI / 2, 1.0);
+  host_points polar;
+  for (int k = 0; k < 100; ++k) polar.add((k % 2 ? 1 : -1) * (M_PI / 2 - 1e-3 * k), 0.1 * k);
+  check_all(polar, ring, run_nearest<Space>(polar, ring, indexed), indexed);
+  check_all(polar, ring, run_nearest<Space>(polar, ring, indexed, 3), indexed);
+  // Large sets: the automatic choice is the index.
+  const auto many_refs = uniform_sphere(20000, 23), many_obs = uniform_sphere(1000, 24);
+  check_all(many_obs, many_refs, run_nearest<Space>(many_obs, many_refs, nearest_options{}),
+            nearest_options{});
+}
+TEST_CASE_TEMPLATE_APPLY(indexed_layouts, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit for bit", Space,
+                          agreement) {
   // Clustered references (many near ties) among uniform ones, and observations on top of them.
   auto references = uniform_sphere(4000, 14);
   const auto cluster = uniform_sphere(1500, 15);
   for (std::size_t k = 0; k < cluster.count(); ++k)
     references.add(0.7 + 1e-6 * cluster.values[2 * k], 2.0 + 1e-6 * cluster.values[2 * k + 1]);
-  auto observations = uniform_sphere(8000, 16);
+  auto observations = uniform_sphere(3000, 16);
   for (std::size_t k = 0; k < 2000; ++k)
     observations.add(0.7 + 1e-6 * std::sin(double(k)), 2.0 + 1e-6 * std::cos(3.0 * k));
   for (std::size_t k = 0; k < 500; ++k)
     observations.add(references.values[2 * (7 * k)], references.values[2 * (7 * k) + 1]);
-  const auto generic = run_nearest<Space>(observations, references, with(implementation_kind::generic));
-  const auto tuned = run_nearest<Space>(observations, references, with(implementation_kind::tuned));
-  int differing = 0;
-  for (std::size_t i = 0; i < observations.count(); ++i)
-    if (generic.indices[i] != tuned.indices[i] || generic.distances[i] != tuned.distances[i]) {
-      if (++differing <= 5)
-        FAIL_CHECK("observation " << i << ": generic " << generic.indices[i] << " at "
-                                  << generic.distances[i] << ", tuned " << tuned.indices[i]
-                                  << " at " << tuned.distances[i]);
-    }
-  CHECK(differing == 0);
-  check_all(observations, references, tuned, with(implementation_kind::tuned));
+  const auto all = variants<Space>();
+  const auto first = run_nearest<Space>(observations, references, all[0].options);
+  check_all(observations, references, first, all[0].options);
+  for (std::size_t v = 1; v < all.size(); ++v) {
+    CAPTURE(all[v].name);
+    const auto other = run_nearest<Space>(observations, references, all[v].options);
+    int differing = 0;
+    for (std::size_t i = 0; i < observations.count(); ++i)
+      if (first.indices[i] != other.indices[i] || first.distances[i] != other.distances[i]) {
+        if (++differing <= 5)
+          FAIL_CHECK("observation " << i << ": " << all[0].name << " " << first.indices[i]
+                                    << " at " << first.distances[i] << ", " << all[v].name << " "
+                                    << other.indices[i] << " at " << other.distances[i]);
+      }
+    CHECK(differing == 0);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 

@@ -33,4 +33,21 @@ const char* to_string(metric_kind kind) {
   return kind == metric_kind::haversine ? "haversine" : "euclidean";
 }
 
+method_kind parse_method(const std::string& text, const std::string& argument) {
+  if (text == "auto") return method_kind::automatic;
+  if (text == "brute") return method_kind::brute;
+  if (text == "indexed") return method_kind::indexed;
+  throw invalid_argument("parse_method", argument,
+                         "'" + text + "' is not one of auto, brute, indexed");
+}
+
+const char* to_string(method_kind kind) {
+  switch (kind) {
+    case method_kind::automatic: return "auto";
+    case method_kind::brute: return "brute";
+    case method_kind::indexed: return "indexed";
+  }
+  return "?";
+}
+
 }  // namespace kernwerk

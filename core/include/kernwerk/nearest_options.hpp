@@ -7,17 +7,24 @@
 namespace kernwerk {
 
 enum class metric_kind { haversine, euclidean };
+// brute: every pair, a guaranteed cost; indexed: a spatial index over the references built
+// per call (haversine), the same answer; automatic: indexed where it pays.
+enum class method_kind { automatic, brute, indexed };
 enum class angle_unit { radians, degrees };
 
 struct nearest_options {
   metric_kind metric = metric_kind::haversine;
   angle_unit units = angle_unit::radians;  // of haversine coordinates
   double radius = 1.0;                     // haversine distances are radians times this
-  implementation_kind implementation = implementation_kind::automatic;
+  method_kind method = method_kind::automatic;
+  implementation_kind implementation = implementation_kind::automatic;  // of the brute force
 };
 
 // "haversine" or "euclidean"; anything else is a kernwerk::invalid_argument naming `argument`.
 metric_kind parse_metric(const std::string& text, const std::string& argument);
 const char* to_string(metric_kind kind);
+// "auto", "brute" or "indexed".
+method_kind parse_method(const std::string& text, const std::string& argument);
+const char* to_string(method_kind kind);
 
 }  // namespace kernwerk

@@ -2,6 +2,7 @@
 // A plain float64 brute force on the host, independent of the Kokkos implementations: it
 // evaluates the haversine formula (or the Euclidean distance) for every pair. The demo and the
 // tests check kernwerk::nearest against it; users can spot-check their own results with it.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -50,40 +51,71 @@ struct neighbour {
   double key;
 };
 
-// The nearest reference of observation i; ties to the smallest index.
-inline neighbour nearest_one(const points& observations, std::size_t i, const points& references,
-                             const nearest_options& options) {
-  neighbour best{0, order_key(observations, i, references, 0, options)};
-  for (std::size_t j = 1; j < references.count; ++j) {
-    const double key = order_key(observations, i, references, j, options);
-    if (key < best.key) best = {static_cast<std::int64_t>(j), key};
-  }
-  return best;
+// Keys of observation i to every reference.
+inline std::vector<double> all_keys(const points& observations, std::size_t i,
+                                    const points& references, const nearest_options& options) {
+  std::vector<double> keys(references.count);
+  for (std::size_t j = 0; j < references.count; ++j)
+    keys[j] = order_key(observations, i, references, j, options);
+  return keys;
 }
 
-// Checks one answer. `index` must be a nearest reference: its key at most a rounding tolerance
-// above the float64 minimum (backends' sin and cos may differ in the last bit), and where its
-// key equals the minimum exactly it must be the smallest such index (the tie rule). `reported`
-// must be its distance. Returns an empty string when the answer is right, else the problem.
+// The k smallest keys with their indices, equal keys by index.
+inline std::vector<neighbour> smallest_k(const std::vector<double>& keys, std::size_t k) {
+  std::vector<neighbour> all(keys.size());
+  for (std::size_t j = 0; j < keys.size(); ++j) all[j] = {static_cast<std::int64_t>(j), keys[j]};
+  const auto first = [](const neighbour& a, const neighbour& b) {
+    return a.key < b.key || (a.key == b.key && a.index < b.index);
+  };
+  std::partial_sort(all.begin(), all.begin() + k, all.end(), first);
+  all.resize(k);
+  return all;
+}
+
+// Checks the k answers of observation i, nearest first. Each must be the reference's at its
+// rank: the same index, or where the reference's key at that rank has a neighbour within the
+// rounding tolerance (backends' sin and cos may differ in the last bit), a key within that
+// tolerance; equal keys must come in index order (the tie rule), no index twice, and every
+// reported distance must be its reference's. Returns an empty string when all is right.
+inline std::string check_k(const points& observations, std::size_t i, const points& references,
+                           const std::int64_t* index, const double* reported, std::size_t k,
+                           const nearest_options& options, double reported_precision = 1e-12) {
+  const std::string which = "observation " + std::to_string(i) + ": ";
+  const auto keys_of_all = all_keys(observations, i, references, options);
+  const auto expected = smallest_k(keys_of_all, k);
+  const auto tolerance = [](double key) { return 1e-13 * key + 1e-30; };
+  const double scale = options.metric == metric_kind::haversine ? options.radius : 1.0;
+  std::vector<double> keys(k);
+  for (std::size_t q = 0; q < k; ++q) {
+    const std::string rank = which + "neighbour " + std::to_string(q) + ": ";
+    if (index[q] < 0 || static_cast<std::size_t>(index[q]) >= references.count)
+      return rank + "index " + std::to_string(index[q]) + " is out of range";
+    for (std::size_t p = 0; p < q; ++p)
+      if (index[p] == index[q]) return rank + "index " + std::to_string(index[q]) + " twice";
+    keys[q] = keys_of_all[index[q]];
+    const double want = expected[q].key;
+    bool near_tie = false;
+    for (std::size_t p = 0; p < references.count && !near_tie; ++p)
+      near_tie = keys_of_all[p] != want && std::fabs(keys_of_all[p] - want) <= tolerance(want);
+    const bool right = index[q] == expected[q].index ||
+                       (near_tie && std::fabs(keys[q] - want) <= tolerance(want));
+    if (!right)
+      return rank + "got index " + std::to_string(index[q]) + " (key " +
+             std::to_string(keys[q]) + "), expected index " + std::to_string(expected[q].index) +
+             " (key " + std::to_string(want) + ")";
+    const double distance = distance_of(keys[q], options);
+    if (std::fabs(reported[q] - distance) > reported_precision * (distance + scale))
+      return rank + "reported distance " + std::to_string(reported[q]) + " differs from " +
+             std::to_string(distance);
+  }
+  return {};
+}
+
+// check_k for the nearest neighbour alone.
 inline std::string check_one(const points& observations, std::size_t i, const points& references,
                              std::int64_t index, double reported, const nearest_options& options,
                              double reported_precision = 1e-12) {
-  const std::string which = "observation " + std::to_string(i) + ": ";
-  if (index < 0 || static_cast<std::size_t>(index) >= references.count)
-    return which + "index " + std::to_string(index) + " is out of range";
-  const neighbour best = nearest_one(observations, i, references, options);
-  const double mine = order_key(observations, i, references, index, options);
-  const double tolerance = 1e-13 * best.key + 1e-30;
-  if (mine > best.key + tolerance || (mine == best.key && index != best.index))
-    return which + "got index " + std::to_string(index) + " (key " + std::to_string(mine) +
-           "), expected index " + std::to_string(best.index) + " (key " +
-           std::to_string(best.key) + ")";
-  const double expected = distance_of(mine, options);
-  const double scale = options.metric == metric_kind::haversine ? options.radius : 1.0;
-  if (std::fabs(reported - expected) > reported_precision * (expected + scale))
-    return which + "reported distance " + std::to_string(reported) + " differs from " +
-           std::to_string(expected);
-  return {};
+  return check_k(observations, i, references, &index, &reported, 1, options, reported_precision);
 }
 
 }  // namespace kernwerk::reference

@@ -13,6 +13,7 @@
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/nearest_indexed.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -20,14 +21,22 @@
 namespace kernwerk::impl {
 
 // A backend folder specialises this for its execution space, with `available = true`,
-// `static bool covers(metric_kind)` (the metrics it implements) and `static void run(space,
-// observations, references, indices, distances, haversine, scale, radius)` taking the same
-// checked, accessible Views as nearest_generic.
+// `static bool covers(metric_kind, int k)` (what its brute force implements) and
+// `static void run(space, observations, references, output, scale, radius)` taking the same
+// checked, accessible Views as nearest_generic and a neighbour_output.
 template <class ExecutionSpace>
 struct nearest_tuned {
   static constexpr bool available = false;
-  static bool covers(metric_kind) { return false; }
+  static bool covers(metric_kind, int) { return false; }
 };
+
+inline constexpr int max_neighbours = 32;
+
+// Where the index pays for its construction (measured in perf/: the brute force wins only on
+// small reference sets and few observations).
+inline bool indexed_pays(std::size_t observations, std::size_t references) {
+  return references >= 128 && double(observations) * double(references) >= double(1 << 22);
+}
 
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
@@ -40,10 +49,10 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                 "kernwerk::nearest: observations must be a rank-2 View, one point per row");
   static_assert(Kokkos::is_view<References>::value && References::rank == 2,
                 "kernwerk::nearest: references must be a rank-2 View, one point per row");
-  static_assert(Kokkos::is_view<Indices>::value && Indices::rank == 1,
-                "kernwerk::nearest: indices must be a rank-1 View");
-  static_assert(Kokkos::is_view<Distances>::value && Distances::rank == 1,
-                "kernwerk::nearest: distances must be a rank-1 View");
+  static_assert(Kokkos::is_view<Indices>::value && (Indices::rank == 1 || Indices::rank == 2),
+                "kernwerk::nearest: indices must be a rank-1 View (k = 1) or rank-2 (n, k)");
+  static_assert(Kokkos::is_view<Distances>::value && int(Distances::rank) == int(Indices::rank),
+                "kernwerk::nearest: distances must have the rank of indices");
   static_assert(std::is_floating_point_v<typename Observations::non_const_value_type> &&
                     std::is_floating_point_v<typename References::non_const_value_type>,
                 "kernwerk::nearest: coordinates must be float or double");
@@ -83,22 +92,48 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   require_length_at_least(fn, "indices", indices, observations.extent(0), "observations");
   require_length_at_least(fn, "distances", distances, observations.extent(0), "observations");
 
+  const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
+  if (k < 1 || k > max_neighbours)
+    throw invalid_argument(fn, "indices",
+                           std::to_string(k) + " columns: k must be 1 to " +
+                               std::to_string(max_neighbours));
+  if (Distances::rank == 2 && distances.extent(1) != k)
+    throw invalid_argument(fn, "distances",
+                           std::to_string(distances.extent(1)) + " columns, but indices have " +
+                               std::to_string(k));
+  if (k > references.extent(0))
+    throw invalid_argument(fn, "indices",
+                           "k = " + std::to_string(k) + " neighbours, but references hold " +
+                               std::to_string(references.extent(0)) + " points");
+
   using index_type = typename Indices::value_type;
   if (references.extent(0) - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
     throw invalid_argument(fn, "indices",
                            "its value type cannot hold reference index " +
                                std::to_string(references.extent(0) - 1));
+  if (references.extent(0) > std::size_t(std::numeric_limits<int>::max()))
+    throw invalid_argument(fn, "references", "more than 2^31 - 1 points");
   require_disjoint(fn, "indices", indices, "distances", distances);
   require_disjoint(fn, "indices", indices, "observations", observations);
   require_disjoint(fn, "indices", indices, "references", references);
   require_disjoint(fn, "distances", distances, "observations", observations);
   require_disjoint(fn, "distances", distances, "references", references);
 
+  // The method first, then the implementation of the brute force.
+  if (options.method == method_kind::indexed && !haversine_metric)
+    throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
+  const bool indexed = options.method == method_kind::indexed ||
+                       (options.method == method_kind::automatic && haversine_metric &&
+                        options.implementation != implementation_kind::tuned &&
+                        indexed_pays(observations.extent(0), references.extent(0)));
+  if (indexed && options.implementation == implementation_kind::tuned)
+    throw unsupported(fn, "options.implementation",
+                      "the indexed method has the generic implementation only");
   constexpr bool tuned_available = nearest_tuned<ExecutionSpace>::available;
-  const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric);
-  const bool use_tuned = options.implementation == implementation_kind::tuned ||
-                         (options.implementation == implementation_kind::automatic &&
-                          tuned_covers);
+  const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
+  const bool use_tuned = !indexed && (options.implementation == implementation_kind::tuned ||
+                                      (options.implementation == implementation_kind::automatic &&
+                                       tuned_covers));
   if (use_tuned && !tuned_available)
     throw unsupported(fn, "options.implementation",
                       std::string("this build has no tuned implementation for execution space ") +
@@ -106,8 +141,8 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   if (use_tuned && !tuned_covers)
     throw unsupported(fn, "options.implementation",
                       std::string("the tuned implementation for ") + ExecutionSpace::name() +
-                          " does not cover the " + to_string(options.metric) +
-                          " metric; use auto or generic");
+                          " covers neither the " + to_string(options.metric) + " metric with k = " +
+                          std::to_string(k) + "; use auto or generic");
 
   // Views the execution space cannot reach are copied into its memory space.
   using memory_space = typename ExecutionSpace::memory_space;
@@ -138,21 +173,26 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   check_points("references", references_here,
                latitude_limit(typename References::non_const_value_type{}));
 
-  // Only the first observations.extent(0) entries of longer outputs are written.
+  // Only the first observations.extent(0) rows of longer outputs are written.
   const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
-  const auto indices_out = Kokkos::subview(indices, written);
-  const auto distances_out = Kokkos::subview(distances, written);
+  const auto indices_out = first_rows(indices, written);
+  const auto distances_out = first_rows(distances, written);
   const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
   const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-  if constexpr (tuned_available) {
-    if (use_tuned) {
-      nearest_tuned<ExecutionSpace>::run(space, observations_here, references_here, indices_here,
-                                         distances_here, haversine_metric, scale, options.radius);
-    }
+  const neighbour_output<std::remove_const_t<decltype(indices_here)>,
+                         std::remove_const_t<decltype(distances_here)>>
+      output{indices_here, distances_here};
+  if (indexed) {
+    nearest_indexed(space, observations_here, references_here, output, int(k), scale,
+                    options.radius);
+  } else if (use_tuned) {
+    if constexpr (tuned_available)
+      nearest_tuned<ExecutionSpace>::run(space, observations_here, references_here, output,
+                                         scale, options.radius);
+  } else {
+    nearest_generic(space, observations_here, references_here, output, int(k), haversine_metric,
+                    scale, options.radius);
   }
-  if (!use_tuned)
-    nearest_generic(space, observations_here, references_here, indices_here, distances_here,
-                    haversine_metric, scale, options.radius);
   if (indices_here.data() != indices_out.data())
     Kokkos::deep_copy(space, indices_out, indices_here);
   if (distances_here.data() != distances_out.data())

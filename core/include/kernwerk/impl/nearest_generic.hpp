@@ -1,22 +1,24 @@
 #pragma once
 // The portable implementation of kernwerk::nearest: one thread per observation, a float64 scan
-// over all reference points.
+// over all reference points, keeping the k best in a neighbour_list.
 //
 // Haversine: the great-circle distance grows with the chord between unit vectors, so the scan
-// compares squared chords (three subtractions, three multiply-adds) and evaluates the float64
-// haversine only where two chords are too close for their rounding errors to order them. The
-// winner is therefore the argmin of the float64 haversine itself, ties to the smallest index.
+// filters candidates by squared chord (three subtractions, three multiply-adds) and evaluates
+// the float64 haversine only for those the chord cannot rule out. The result is therefore
+// ordered by the float64 haversine itself, equal values by index.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <type_traits>
 
 #include "kernwerk/impl/math.hpp"
+#include "kernwerk/impl/neighbour_list.hpp"
 
 namespace kernwerk::impl {
 
 // Squared chords carry absolute errors below 1e-14 (unit-vector components are accurate to
-// a few ulps and chords are at most 2); candidates closer than this are decided by haversine.
+// a few ulps and chords are at most 2); a chord must exceed another by this much before it
+// proves the point farther.
 inline constexpr double chord_tie_margin = 1e-13;
 
 // Per-reference quantities of the haversine scan, one column each (LayoutLeft: contiguous).
@@ -31,8 +33,7 @@ struct sphere_point {
 
 KOKKOS_INLINE_FUNCTION sphere_point make_sphere_point(double lat, double lon) {
   const double coslat = math::cos(lat);
-  return {coslat * math::cos(lon), coslat * math::sin(lon), math::sin(lat), lat, lon,
-          coslat};
+  return {coslat * math::cos(lon), coslat * math::sin(lon), math::sin(lat), lat, lon, coslat};
 }
 
 // The haversine of the central angle: sin^2(dlat/2) + cos(lat1) cos(lat2) sin^2(dlon/2).
@@ -66,92 +67,6 @@ struct prepare_sphere_point {
   }
 };
 
-template <class Observations, class Prepared, class Indices, class Distances>
-struct nearest_on_sphere {
-  Observations observations;
-  Prepared references;
-  Indices indices;
-  Distances distances;
-  double scale;   // to radians
-  double radius;  // applied to the output distance
-
-  KOKKOS_FUNCTION double haversine_to(const sphere_point& o, std::int64_t j) const {
-    return haversine(o.lat, o.lon, o.coslat, references(j, column_lat),
-                     references(j, column_lon), references(j, column_coslat));
-  }
-
-  KOKKOS_FUNCTION double chord_to(const sphere_point& o, std::int64_t j) const {
-    const double dx = o.x - references(j, column_x);
-    const double dy = o.y - references(j, column_y);
-    const double dz = o.z - references(j, column_z);
-    return dx * dx + dy * dy + dz * dz;
-  }
-
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    const auto o = make_sphere_point(scale * static_cast<double>(observations(i, 0)),
-                                     scale * static_cast<double>(observations(i, 1)));
-    const std::int64_t count = references.extent(0);
-    std::int64_t best = 0;
-    double best_chord = chord_to(o, 0);
-    double best_haversine = -1.0;  // evaluated lazily, only for near ties
-    for (std::int64_t j = 1; j < count; ++j) {
-      const double chord = chord_to(o, j);
-      if (chord < best_chord - chord_tie_margin) {
-        best = j;
-        best_chord = chord;
-        best_haversine = -1.0;
-      } else if (chord <= best_chord + chord_tie_margin) {
-        if (best_haversine < 0.0) best_haversine = haversine_to(o, best);
-        const double h = haversine_to(o, j);
-        if (h < best_haversine) {  // equal: the earlier, smaller index stays
-          best = j;
-          best_chord = chord;
-          best_haversine = h;
-        }
-      }
-    }
-    if (best_haversine < 0.0) best_haversine = haversine_to(o, best);
-    indices(i) = static_cast<typename Indices::non_const_value_type>(best);
-    distances(i) =
-        static_cast<typename Distances::non_const_value_type>(radius * central_angle(best_haversine));
-  }
-};
-
-template <int Dimension, class Observations, class References, class Indices, class Distances>
-struct nearest_euclidean {
-  Observations observations;
-  References references;
-  Indices indices;
-  Distances distances;
-
-  KOKKOS_FUNCTION double squared_distance(const double (&o)[Dimension], std::int64_t j) const {
-    double squared = 0.0;
-    for (int d = 0; d < Dimension; ++d) {
-      const double delta = o[d] - static_cast<double>(references(j, d));
-      squared += delta * delta;
-    }
-    return squared;
-  }
-
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    double o[Dimension];
-    for (int d = 0; d < Dimension; ++d) o[d] = static_cast<double>(observations(i, d));
-    const std::int64_t count = references.extent(0);
-    std::int64_t best = 0;
-    double best_squared = squared_distance(o, 0);
-    for (std::int64_t j = 1; j < count; ++j) {
-      const double squared = squared_distance(o, j);
-      if (squared < best_squared) {  // equal: the earlier, smaller index stays
-        best = j;
-        best_squared = squared;
-      }
-    }
-    indices(i) = static_cast<typename Indices::non_const_value_type>(best);
-    distances(i) =
-        static_cast<typename Distances::non_const_value_type>(math::sqrt(best_squared));
-  }
-};
-
 // Unit vectors, latitudes, longitudes (radians) and cosines of the latitudes of the references.
 template <class ExecutionSpace, class References>
 sphere_points<typename ExecutionSpace::memory_space> prepare_sphere_references(
@@ -167,32 +82,128 @@ sphere_points<typename ExecutionSpace::memory_space> prepare_sphere_references(
   return prepared;
 }
 
+// Haversine on prepared references. chord: the cheap filter; key: what the result is ordered by.
+template <class Observations, class Prepared>
+struct sphere_metric {
+  Observations observations;
+  Prepared references;
+  double scale;   // to radians
+  double radius;  // applied to output distances
+  using point = sphere_point;
+  static constexpr double margin = chord_tie_margin;
+
+  KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
+    return make_sphere_point(scale * static_cast<double>(observations(i, 0)),
+                             scale * static_cast<double>(observations(i, 1)));
+  }
+  KOKKOS_INLINE_FUNCTION double chord(const point& o, std::int64_t j) const {
+    const double dx = o.x - references(j, column_x);
+    const double dy = o.y - references(j, column_y);
+    const double dz = o.z - references(j, column_z);
+    return dx * dx + dy * dy + dz * dz;
+  }
+  KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const {
+    return haversine(o.lat, o.lon, o.coslat, references(j, column_lat), references(j, column_lon),
+                     references(j, column_coslat));
+  }
+  KOKKOS_INLINE_FUNCTION double distance(double key) const { return radius * central_angle(key); }
+};
+
+// Euclidean in Dimension coordinates: the squared distance is both filter and key, exactly.
+template <int Dimension, class Observations, class References>
+struct euclidean_metric {
+  Observations observations;
+  References references;
+  struct point {
+    double x[Dimension];
+  };
+  static constexpr double margin = 0.0;
+
+  KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
+    point o;
+    for (int d = 0; d < Dimension; ++d) o.x[d] = static_cast<double>(observations(i, d));
+    return o;
+  }
+  KOKKOS_INLINE_FUNCTION double chord(const point& o, std::int64_t j) const {
+    double squared = 0.0;
+    for (int d = 0; d < Dimension; ++d) {
+      const double delta = o.x[d] - static_cast<double>(references(j, d));
+      squared += delta * delta;
+    }
+    return squared;
+  }
+  KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const { return chord(o, j); }
+  KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
+};
+
+// Offers reference j to the list unless its chord proves it farther than all k kept.
+template <class Metric, int Capacity>
+KOKKOS_INLINE_FUNCTION void consider(const Metric& metric, const typename Metric::point& o,
+                                     std::int64_t j, neighbour_list<Capacity>& list) {
+  const double chord = metric.chord(o, j);
+  if (!list.full() || chord <= list.worst_chord() + Metric::margin)
+    list.offer(metric.key(o, j), chord, j);
+}
+
+template <class Metric, int Capacity, class Output>
+KOKKOS_INLINE_FUNCTION void write_list(const Metric& metric, const Output& output,
+                                       std::int64_t i, const neighbour_list<Capacity>& list) {
+  for (int q = 0; q < list.k; ++q) output.write(i, q, list.index[q], metric.distance(list.key[q]));
+}
+
+template <class Metric, int Capacity, class Output>
+struct brute_force {
+  Metric metric;
+  Output output;
+  std::int64_t reference_count;
+  int k;
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const auto o = metric.observation(i);
+    neighbour_list<Capacity> list(k);
+    for (std::int64_t j = 0; j < reference_count; ++j) consider(metric, o, j, list);
+    write_list(metric, output, i, list);
+  }
+};
+
+// Calls run(std::integral_constant<int, Capacity>) with the smallest capacity that holds k.
+template <class Run>
+void with_capacity(int k, Run&& run) {
+  if (k == 1) run(std::integral_constant<int, 1>());
+  else if (k <= 4) run(std::integral_constant<int, 4>());
+  else if (k <= 16) run(std::integral_constant<int, 16>());
+  else run(std::integral_constant<int, 32>());
+}
+
+template <class ExecutionSpace, class Metric, class Output>
+void run_brute_force(const ExecutionSpace& space, const Metric& metric, const Output& output,
+                     std::int64_t observation_count, std::int64_t reference_count, int k) {
+  with_capacity(k, [&](auto capacity) {
+    Kokkos::parallel_for(
+        "kernwerk::nearest::generic_brute_force",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0,
+                                                                             observation_count),
+        brute_force<Metric, decltype(capacity)::value, Output>{metric, output, reference_count, k});
+  });
+}
+
 // Runs the generic scan. All Views are accessible from `space` and the arguments are checked.
-template <class ExecutionSpace, class Observations, class References, class Indices,
-          class Distances>
+template <class ExecutionSpace, class Observations, class References, class Output>
 void nearest_generic(const ExecutionSpace& space, const Observations& observations,
-                     const References& references, const Indices& indices,
-                     const Distances& distances, bool haversine_metric, double scale,
-                     double radius) {
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  const auto observation_count = static_cast<std::int64_t>(observations.extent(0));
+                     const References& references, const Output& output, int k,
+                     bool haversine_metric, double scale, double radius) {
+  const auto n = static_cast<std::int64_t>(observations.extent(0));
+  const auto m = static_cast<std::int64_t>(references.extent(0));
   if (haversine_metric) {
     const auto prepared = prepare_sphere_references(space, references, scale);
-    using prepared_view = std::remove_const_t<decltype(prepared)>;
-    Kokkos::parallel_for(
-        "kernwerk::nearest::generic_haversine", policy(space, 0, observation_count),
-        nearest_on_sphere<Observations, prepared_view, Indices, Distances>{
-            observations, prepared, indices, distances, scale, radius});
+    using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
+    run_brute_force(space, metric{observations, prepared, scale, radius}, output, n, m, k);
   } else if (observations.extent(1) == 2) {
-    Kokkos::parallel_for(
-        "kernwerk::nearest::generic_euclidean2", policy(space, 0, observation_count),
-        nearest_euclidean<2, Observations, References, Indices, Distances>{
-            observations, references, indices, distances});
+    run_brute_force(space, euclidean_metric<2, Observations, References>{observations, references},
+                    output, n, m, k);
   } else {
-    Kokkos::parallel_for(
-        "kernwerk::nearest::generic_euclidean3", policy(space, 0, observation_count),
-        nearest_euclidean<3, Observations, References, Indices, Distances>{
-            observations, references, indices, distances});
+    run_brute_force(space, euclidean_metric<3, Observations, References>{observations, references},
+                    output, n, m, k);
   }
 }
 

@@ -46,6 +46,13 @@ void require_length_at_least(const char* function, const char* name, const View&
   }
 }
 
+// The rows `rows` of a rank-1 or rank-2 View.
+template <class View>
+auto first_rows(const View& view, std::pair<std::size_t, std::size_t> rows) {
+  if constexpr (View::rank == 1) return Kokkos::subview(view, rows);
+  else return Kokkos::subview(view, rows, Kokkos::ALL());
+}
+
 // Finds the first point (row) of a rank-2 View with a non-finite coordinate or, when
 // max_abs_first > 0, a first coordinate (the latitude) with |value| > max_abs_first.
 // Returns the row, or -1 when every point is valid. Runs on `space`, which must reach `points`.

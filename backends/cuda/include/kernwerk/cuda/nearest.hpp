@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
@@ -71,17 +72,9 @@ __device__ __forceinline__ float squared_chord(float ox, float oy, float oz, con
   return fmaf(dz, dz, fmaf(dy, dy, dx * dx));
 }
 
-template <class Observations>
-__device__ __forceinline__ float3 observation_unit_vector(const Observations& observations,
-                                                          std::int64_t i, double scale) {
-  const auto p = impl::make_sphere_point(scale * static_cast<double>(observations(i, 0)),
-                                         scale * static_cast<double>(observations(i, 1)));
-  return make_float3(static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z));
-}
-
-template <class Observations>
+template <class Metric>
 __global__ void __launch_bounds__(scan_block)
-    scan(Observations observations, double scale, const float4* __restrict__ references,
+    scan(Metric metric, const float4* __restrict__ references,
          int reference_count, int split_length, int observation_count,
          float* __restrict__ split_chord, int* __restrict__ split_index,
          unsigned char* __restrict__ split_ambiguous) {
@@ -97,9 +90,8 @@ __global__ void __launch_bounds__(scan_block)
 #pragma unroll
   for (int p = 0; p < per_thread; ++p) {
     const int i = first + p * scan_block;
-    const float3 o = i < observation_count ? observation_unit_vector(observations, i, scale)
-                                           : make_float3(0.f, 0.f, 0.f);
-    ox[p] = o.x, oy[p] = o.y, oz[p] = o.z;
+    const auto o = i < observation_count ? metric.observation(i) : impl::sphere_point{};
+    ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);
     best[p] = no_chord;
     limit[p] = no_chord;
     best_index[p] = -1;
@@ -150,12 +142,11 @@ __global__ void __launch_bounds__(scan_block)
   }
 }
 
-template <class Observations, class Prepared, class Indices, class Distances>
-__global__ void merge(Observations observations, Prepared references, double scale, double radius,
-                      int splits, int observation_count, const float* __restrict__ split_chord,
-                      const int* __restrict__ split_index,
-                      const unsigned char* __restrict__ split_ambiguous, Indices indices,
-                      Distances distances, int* ambiguous_count, int* ambiguous_list) {
+template <class Metric, class Output>
+__global__ void merge(Metric metric, int splits, int observation_count,
+                      const float* __restrict__ split_chord, const int* __restrict__ split_index,
+                      const unsigned char* __restrict__ split_ambiguous, Output output,
+                      int* ambiguous_count, int* ambiguous_list) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= observation_count) return;
   float best = no_chord;
@@ -171,14 +162,8 @@ __global__ void merge(Observations observations, Prepared references, double sca
     ambiguous_list[atomicAdd(ambiguous_count, 1)] = i;
     return;
   }
-  const auto o = impl::make_sphere_point(scale * static_cast<double>(observations(i, 0)),
-                                         scale * static_cast<double>(observations(i, 1)));
-  const double h = impl::haversine(o.lat, o.lon, o.coslat, references(best_index, impl::column_lat),
-                                   references(best_index, impl::column_lon),
-                                   references(best_index, impl::column_coslat));
-  indices(i) = static_cast<typename Indices::non_const_value_type>(best_index);
-  distances(i) =
-      static_cast<typename Distances::non_const_value_type>(radius * impl::central_angle(h));
+  const auto o = metric.observation(i);
+  output.write(i, 0, best_index, metric.distance(metric.key(o, best_index)));
 }
 
 // (haversine, index) pairs ordered lexicographically: the smaller index wins equal distances.
@@ -186,30 +171,26 @@ __device__ __forceinline__ bool before(double h1, std::int64_t j1, double h2, st
   return h1 < h2 || (h1 == h2 && j1 < j2);
 }
 
-template <class Observations, class Prepared, class Indices, class Distances>
+template <class Metric, class Output>
 __global__ void __launch_bounds__(resolve_block)
-    resolve(Observations observations, Prepared references, double scale, double radius,
-            const int* __restrict__ ambiguous_count, const int* __restrict__ ambiguous_list,
-            Indices indices, Distances distances) {
+    resolve(Metric metric, const int* __restrict__ ambiguous_count,
+            const int* __restrict__ ambiguous_list, Output output) {
   __shared__ double warp_h[resolve_block / 32];
   __shared__ std::int64_t warp_best[resolve_block / 32];
-  const impl::nearest_on_sphere<Observations, Prepared, Indices, Distances> scanner{
-      observations, references, indices, distances, scale, radius};
-  const std::int64_t count = references.extent(0);
+  const std::int64_t count = metric.references.extent(0);
   const int listed = *ambiguous_count;
   for (int k = blockIdx.x; k < listed; k += gridDim.x) {
     const int i = ambiguous_list[k];
-    const auto o = impl::make_sphere_point(scale * static_cast<double>(observations(i, 0)),
-                                           scale * static_cast<double>(observations(i, 1)));
+    const auto o = metric.observation(i);
     // Each thread scans references threadIdx.x, +blockDim.x, ... in float64: a chord within
     // the float64 margin of the best one is decided by its haversine, equal ones by index.
     double best_h = 4.0;  // above every haversine (at most 1)
     std::int64_t best = count;
     double best_chord = 8.0;
     for (std::int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-      const double chord = scanner.chord_to(o, j);
+      const double chord = metric.chord(o, j);
       if (chord <= best_chord + impl::chord_tie_margin) {
-        const double h = scanner.haversine_to(o, j);
+        const double h = metric.key(o, j);
         if (before(h, j, best_h, best)) {
           best_h = h;
           best = j;
@@ -229,9 +210,7 @@ __global__ void __launch_bounds__(resolve_block)
     if (threadIdx.x == 0) {
       for (int w = 1; w < resolve_block / 32; ++w)
         if (before(warp_h[w], warp_best[w], best_h, best)) best_h = warp_h[w], best = warp_best[w];
-      indices(i) = static_cast<typename Indices::non_const_value_type>(best);
-      distances(i) = static_cast<typename Distances::non_const_value_type>(
-          radius * impl::central_angle(best_h));
+      output.write(i, 0, best, metric.distance(best_h));
     }
     __syncthreads();  // warp_h is reused by the next listed observation
   }
@@ -255,13 +234,13 @@ namespace kernwerk::impl {
 template <>
 struct nearest_tuned<Kokkos::Cuda> {
   static constexpr bool available = true;
-  static bool covers(metric_kind metric) { return metric == metric_kind::haversine; }
+  static bool covers(metric_kind metric, int k) {
+    return metric == metric_kind::haversine && k == 1;
+  }
 
-  template <class Observations, class References, class Indices, class Distances>
+  template <class Observations, class References, class Output>
   static void run(const Kokkos::Cuda& space, const Observations& observations,
-                  const References& references, const Indices& indices,
-                  const Distances& distances, bool /* haversine: covers() admits no other */,
-                  double scale,
+                  const References& references, const Output& output, double scale,
                   double radius) {
     using namespace cuda_impl;
     const std::int64_t n = observations.extent(0), m = references.extent(0);
@@ -270,6 +249,8 @@ struct nearest_tuned<Kokkos::Cuda> {
                         "the tuned CUDA path takes fewer than 2^30 points per set per call");
     using policy = Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<std::int64_t>>;
     const auto prepared = prepare_sphere_references(space, references, scale);
+    const sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
+        observations, prepared, scale, radius};
 
     // Split the references when there are too few observations to fill the GPU.
     const std::int64_t thread_count = (n + per_thread - 1) / per_thread;
@@ -295,17 +276,16 @@ struct nearest_tuned<Kokkos::Cuda> {
     check(cudaMemsetAsync(ambiguous_count, 0, sizeof(int), stream), "cudaMemsetAsync");
     const dim3 scan_grid(unsigned((n + scan_block * per_thread - 1) / (scan_block * per_thread)),
                          unsigned(splits));
-    scan<<<scan_grid, scan_block, 0, stream>>>(observations, scale, unit, int(m), split_length,
+    scan<<<scan_grid, scan_block, 0, stream>>>(metric, unit, int(m), split_length,
                                                int(n), split_chord, split_index, split_ambiguous);
     check(cudaGetLastError(), "scan kernel launch");
-    merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(
-        observations, prepared, scale, radius, int(splits), int(n), split_chord, split_index,
-        split_ambiguous, indices, distances, ambiguous_count, ambiguous_list);
+    merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(metric, int(splits), int(n), split_chord,
+                                                         split_index, split_ambiguous, output,
+                                                         ambiguous_count, ambiguous_list);
     check(cudaGetLastError(), "merge kernel launch");
     // Enough blocks for the usual handful of ambiguous observations; each loops over the list.
     resolve<<<unsigned(std::min<std::int64_t>(n, 1024)), resolve_block, 0, stream>>>(
-        observations, prepared, scale, radius, ambiguous_count, ambiguous_list, indices,
-        distances);
+        metric, ambiguous_count, ambiguous_list, output);
     check(cudaGetLastError(), "resolve kernel launch");
     space.fence();  // the workspace is free again once the kernels are done
   }

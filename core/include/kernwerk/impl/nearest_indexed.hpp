@@ -1,0 +1,210 @@
+#pragma once
+// The exact indexed mode of kernwerk::nearest on the sphere: a uniform grid over the cube
+// [-1, 1]^3 that holds the reference unit vectors, built per call by a counting sort.
+//
+// A query visits its own cell, then shells of cells around it (Chebyshev distance 1, 2, ...),
+// skipping every cell whose box is farther than the k-th neighbour found so far, and stops
+// when the whole unvisited space is farther. Candidates go through the same float64 filter and
+// haversine key as the brute force, so the result is the brute force's, ties included.
+// Box distances are widened by a slack that covers the rounding of the cell assignment.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "kernwerk/impl/nearest_generic.hpp"
+
+namespace kernwerk::impl {
+
+inline constexpr double grid_slack = 1e-12;        // >> rounding of (x + 1) / cell
+inline constexpr double references_per_cell = 2.0;  // on the sphere's surface, on average
+inline constexpr int max_cells_per_axis = 256;      // 2^24 cells: 64 MiB of cell starts
+
+inline int grid_cells_per_axis(std::int64_t reference_count) {
+  // Cells of side h cover the sphere's 4 pi of area with about 4 pi / h^2 cells.
+  const double side = std::sqrt(4.0 * M_PI * references_per_cell / double(reference_count));
+  return std::clamp(int(2.0 / side), 1, max_cells_per_axis);
+}
+
+template <class MemorySpace>
+struct sphere_grid {
+  int cells;    // per axis
+  double side;  // of a cell
+  Kokkos::View<int*, MemorySpace> start;  // references of cell c: sorted rows start(c)..start(c+1)
+  Kokkos::View<double* [3], Kokkos::LayoutRight, MemorySpace> sorted;  // unit vectors by cell
+  Kokkos::View<int*, MemorySpace> order;  // original index of each sorted row
+
+  KOKKOS_INLINE_FUNCTION int axis_cell(double coordinate) const {
+    const int c = static_cast<int>((coordinate + 1.0) / side);
+    return c < 0 ? 0 : (c >= cells ? cells - 1 : c);
+  }
+  KOKKOS_INLINE_FUNCTION int cell(int ix, int iy, int iz) const {
+    return ix + cells * (iy + cells * iz);
+  }
+  KOKKOS_INLINE_FUNCTION double lower(int i) const { return -1.0 + i * side - grid_slack; }
+  KOKKOS_INLINE_FUNCTION double upper(int i) const { return -1.0 + (i + 1) * side + grid_slack; }
+};
+
+template <class Prepared, class Grid>
+struct count_into_cells {
+  Prepared prepared;
+  Grid grid;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
+    const int c = grid.cell(grid.axis_cell(prepared(j, column_x)), grid.axis_cell(prepared(j, column_y)),
+                            grid.axis_cell(prepared(j, column_z)));
+    Kokkos::atomic_add(&grid.start(c), 1);
+  }
+};
+
+template <class Starts>
+struct exclusive_prefix {
+  Starts starts;
+  KOKKOS_FUNCTION void operator()(const std::int64_t c, int& partial, const bool final) const {
+    const int count = starts(c);
+    if (final) starts(c) = partial;
+    partial += count;
+  }
+};
+
+template <class Prepared, class Grid, class Cursor>
+struct scatter_into_cells {
+  Prepared prepared;
+  Grid grid;
+  Cursor cursor;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
+    const double x = prepared(j, column_x), y = prepared(j, column_y), z = prepared(j, column_z);
+    const int c = grid.cell(grid.axis_cell(x), grid.axis_cell(y), grid.axis_cell(z));
+    const int row = Kokkos::atomic_fetch_add(&cursor(c), 1);
+    grid.sorted(row, 0) = x;
+    grid.sorted(row, 1) = y;
+    grid.sorted(row, 2) = z;
+    grid.order(row) = static_cast<int>(j);
+  }
+};
+
+template <class ExecutionSpace, class Prepared>
+sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(const ExecutionSpace& space,
+                                                                     const Prepared& prepared) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const auto m = static_cast<std::int64_t>(prepared.extent(0));
+  sphere_grid<memory_space> grid;
+  grid.cells = grid_cells_per_axis(m);
+  grid.side = 2.0 / grid.cells;
+  const std::int64_t cell_count = std::int64_t(grid.cells) * grid.cells * grid.cells;
+  grid.start = Kokkos::View<int*, memory_space>(
+      Kokkos::view_alloc(space, "kernwerk::nearest::grid_start"), cell_count + 1);
+  grid.sorted = decltype(grid.sorted)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_points"), m);
+  grid.order = decltype(grid.order)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_order"), m);
+  Kokkos::parallel_for("kernwerk::nearest::grid_count", policy(space, 0, m),
+                       count_into_cells<Prepared, decltype(grid)>{prepared, grid});
+  Kokkos::parallel_scan("kernwerk::nearest::grid_scan", policy(space, 0, cell_count + 1),
+                        exclusive_prefix<decltype(grid.start)>{grid.start});
+  Kokkos::View<int*, memory_space> cursor(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_cursor"),
+      cell_count);
+  Kokkos::deep_copy(space, cursor, Kokkos::subview(grid.start, std::make_pair(std::int64_t(0), cell_count)));
+  Kokkos::parallel_for("kernwerk::nearest::grid_scatter", policy(space, 0, m),
+                       scatter_into_cells<Prepared, decltype(grid), decltype(cursor)>{
+                           prepared, grid, cursor});
+  return grid;
+}
+
+template <class Metric, class Grid, int Capacity, class Output>
+struct indexed_query {
+  Metric metric;  // sphere_metric: observations, prepared references (for the keys)
+  Grid grid;
+  Output output;
+  int k;
+
+  KOKKOS_INLINE_FUNCTION static double squared(double v) { return v * v; }
+
+  // Squared distance from o to the box of cell (ix, iy, iz), widened by the slack.
+  KOKKOS_INLINE_FUNCTION double box_distance(const sphere_point& o, int ix, int iy, int iz) const {
+    auto axis = [&](double v, int i) {
+      const double below = grid.lower(i) - v, above = v - grid.upper(i);
+      return below > 0 ? below : (above > 0 ? above : 0.0);
+    };
+    return squared(axis(o.x, ix)) + squared(axis(o.y, iy)) + squared(axis(o.z, iz));
+  }
+
+  // Distance from o to the nearest cell outside the block of shells 0..shell-1 around cell c;
+  // negative when there is no such cell.
+  KOKKOS_INLINE_FUNCTION double reach_beyond(const sphere_point& o, const int c[3],
+                                             int shell) const {
+    const double v[3] = {o.x, o.y, o.z};
+    double reach = -1.0;
+    for (int a = 0; a < 3; ++a) {
+      if (c[a] - shell >= 0) {
+        const double d = v[a] - grid.upper(c[a] - shell);
+        reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
+      }
+      if (c[a] + shell < grid.cells) {
+        const double d = grid.lower(c[a] + shell) - v[a];
+        reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
+      }
+    }
+    return reach;
+  }
+
+  KOKKOS_INLINE_FUNCTION void visit(const sphere_point& o, int ix, int iy, int iz,
+                                    neighbour_list<Capacity>& list) const {
+    if (ix < 0 || iy < 0 || iz < 0 || ix >= grid.cells || iy >= grid.cells || iz >= grid.cells)
+      return;
+    if (list.full() && box_distance(o, ix, iy, iz) > list.worst_chord() + Metric::margin) return;
+    const int c = grid.cell(ix, iy, iz);
+    const int end = grid.start(c + 1);
+    for (int row = grid.start(c); row < end; ++row) {
+      const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
+                   dz = o.z - grid.sorted(row, 2);
+      const double chord = dx * dx + dy * dy + dz * dz;
+      if (!list.full() || chord <= list.worst_chord() + Metric::margin) {
+        const std::int64_t j = grid.order(row);
+        list.offer(metric.key(o, j), chord, j);
+      }
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const auto o = metric.observation(i);
+    const int c[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
+    neighbour_list<Capacity> list(k);
+    visit(o, c[0], c[1], c[2], list);
+    for (int shell = 1; shell <= grid.cells; ++shell) {
+      const double reach = reach_beyond(o, c, shell);
+      if (reach < 0) break;  // every cell visited
+      if (list.full() && squared(reach) > list.worst_chord() + Metric::margin) break;
+      for (int iz = c[2] - shell; iz <= c[2] + shell; ++iz) {
+        for (int iy = c[1] - shell; iy <= c[1] + shell; ++iy) {
+          const bool inner = iz - c[2] < shell && c[2] - iz < shell && iy - c[1] < shell &&
+                             c[1] - iy < shell;
+          const int step = inner ? 2 * shell : 1;  // inside the block only the two x faces
+          for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step) visit(o, ix, iy, iz, list);
+        }
+      }
+    }
+    write_list(metric, output, i, list);
+  }
+};
+
+template <class ExecutionSpace, class Observations, class References, class Output>
+void nearest_indexed(const ExecutionSpace& space, const Observations& observations,
+                     const References& references, const Output& output, int k, double scale,
+                     double radius) {
+  const auto prepared = prepare_sphere_references(space, references, scale);
+  const auto grid = build_sphere_grid(space, prepared);
+  using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
+  with_capacity(k, [&](auto capacity) {
+    Kokkos::parallel_for(
+        "kernwerk::nearest::indexed",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+            space, 0, static_cast<std::int64_t>(observations.extent(0))),
+        indexed_query<metric, std::remove_const_t<decltype(grid)>, decltype(capacity)::value, Output>{
+            metric{observations, prepared, scale, radius}, grid, output, k});
+  });
+}
+
+}  // namespace kernwerk::impl

@@ -1,9 +1,10 @@
 // Times kernwerk::nearest on uniform random points on the sphere, with the inputs already in
 // the execution space's memory (transfers are not timed), and writes JSON records.
 //
-//   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--implementations generic,tuned]
+//   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--variants generic,tuned,indexed]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
-// Sizes are log2(observations) x log2(references). Each timed configuration is first
+// Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
+// force's implementations, indexed the indexed method. Each timed configuration is first
 // spot-checked against the float64 brute force; a wrong answer stops the benchmark.
 #include <Kokkos_Core.hpp>
 
@@ -51,7 +52,7 @@ points_view to_device(const std::vector<double>& values) {
 }
 
 struct record {
-  std::string implementation;
+  std::string variant;
   std::size_t observations, references;
   double median, best;
 };
@@ -60,7 +61,7 @@ struct record {
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  std::string sizes = "16x13,16x16,24x14", implementations = "generic", machine = "unnamed",
+  std::string sizes = "16x13,16x16,24x14", variants = "generic,indexed", machine = "unnamed",
               json;
   int repeat = 5;
   for (int k = 1; k < argc; ++k) {
@@ -71,7 +72,7 @@ int main(int argc, char* argv[]) {
     }
     const std::string value = argv[++k];
     if (flag == "--sizes") sizes = value;
-    else if (flag == "--implementations") implementations = value;
+    else if (flag == "--variants") variants = value;
     else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
@@ -95,9 +96,14 @@ int main(int argc, char* argv[]) {
       const auto ref = to_device(ref_host);
       Kokkos::View<std::int64_t*, space::memory_space> indices("indices", n);
       Kokkos::View<double*, space::memory_space> distances("distances", n);
-      for (const auto& name : split(implementations, ',')) {
+      for (const auto& name : split(variants, ',')) {
         nearest_options options;
-        options.implementation = parse_implementation(name, "--implementations");
+        if (name == "indexed") {
+          options.method = method_kind::indexed;
+        } else {
+          options.method = method_kind::brute;
+          options.implementation = parse_implementation(name, "--variants");
+        }
         kernwerk::nearest(space(), obs, ref, indices, distances, options);  // warm-up
         // Spot-check before timing.
         auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
@@ -139,7 +145,7 @@ int main(int argc, char* argv[]) {
         << "  \"repeat\": " << repeat << ",\n  \"results\": [\n";
     for (std::size_t k = 0; k < records.size(); ++k) {
       const auto& r = records[k];
-      out << "    {\"implementation\": \"" << r.implementation << "\", \"observations\": "
+      out << "    {\"variant\": \"" << r.variant << "\", \"observations\": "
           << r.observations << ", \"references\": " << r.references
           << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
           << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median

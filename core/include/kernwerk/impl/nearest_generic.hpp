@@ -136,19 +136,26 @@ struct euclidean_metric {
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 
-// Offers reference j to the list unless its chord proves it farther than all k kept.
+// Evaluates keys of one observation on demand, for neighbour_list.
+template <class Metric>
+struct key_evaluator {
+  const Metric& metric;
+  const typename Metric::point& o;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t j) const { return metric.key(o, j); }
+};
+
+// Offers reference j (chord already computed) to the list.
 template <class Metric, int Capacity>
-KOKKOS_INLINE_FUNCTION void consider(const Metric& metric, const typename Metric::point& o,
+KOKKOS_INLINE_FUNCTION void consider(const key_evaluator<Metric>& keys, double chord,
                                      std::int64_t j, neighbour_list<Capacity>& list) {
-  const double chord = metric.chord(o, j);
-  if (!list.full() || chord <= list.worst_chord() + Metric::margin)
-    list.offer(metric.key(o, j), chord, j);
+  if (list.admits(chord)) list.offer(chord, j, keys);
 }
 
 template <class Metric, int Capacity, class Output>
-KOKKOS_INLINE_FUNCTION void write_list(const Metric& metric, const Output& output,
-                                       std::int64_t i, const neighbour_list<Capacity>& list) {
-  for (int q = 0; q < list.k; ++q) output.write(i, q, list.index[q], metric.distance(list.key[q]));
+KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
+                                       std::int64_t i, neighbour_list<Capacity>& list) {
+  for (int q = 0; q < list.k; ++q)
+    output.write(i, q, list.index[q], keys.metric.distance(list.final_key(q, keys)));
 }
 
 template <class Metric, int Capacity, class Output>
@@ -160,9 +167,11 @@ struct brute_force {
 
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const auto o = metric.observation(i);
-    neighbour_list<Capacity> list(k);
-    for (std::int64_t j = 0; j < reference_count; ++j) consider(metric, o, j, list);
-    write_list(metric, output, i, list);
+    const key_evaluator<Metric> keys{metric, o};
+    neighbour_list<Capacity> list(k, Metric::margin);
+    for (std::int64_t j = 0; j < reference_count; ++j)
+      consider(keys, metric.chord(o, j), j, list);
+    write_list(keys, output, i, list);
   }
 };
 

@@ -150,43 +150,42 @@ struct indexed_query {
     return reach;
   }
 
-  KOKKOS_INLINE_FUNCTION void visit(const sphere_point& o, int ix, int iy, int iz,
-                                    neighbour_list<Capacity>& list) const {
+  KOKKOS_INLINE_FUNCTION void visit(const sphere_point& o, const key_evaluator<Metric>& keys,
+                                    int ix, int iy, int iz, neighbour_list<Capacity>& list) const {
     if (ix < 0 || iy < 0 || iz < 0 || ix >= grid.cells || iy >= grid.cells || iz >= grid.cells)
       return;
-    if (list.full() && box_distance(o, ix, iy, iz) > list.worst_chord() + Metric::margin) return;
+    if (!list.admits(box_distance(o, ix, iy, iz))) return;
     const int c = grid.cell(ix, iy, iz);
     const int end = grid.start(c + 1);
     for (int row = grid.start(c); row < end; ++row) {
       const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
                    dz = o.z - grid.sorted(row, 2);
       const double chord = dx * dx + dy * dy + dz * dz;
-      if (!list.full() || chord <= list.worst_chord() + Metric::margin) {
-        const std::int64_t j = grid.order(row);
-        list.offer(metric.key(o, j), chord, j);
-      }
+      if (list.admits(chord)) list.offer(chord, grid.order(row), keys);
     }
   }
 
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const auto o = metric.observation(i);
+    const key_evaluator<Metric> keys{metric, o};
     const int c[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
-    neighbour_list<Capacity> list(k);
-    visit(o, c[0], c[1], c[2], list);
+    neighbour_list<Capacity> list(k, Metric::margin);
+    visit(o, keys, c[0], c[1], c[2], list);
     for (int shell = 1; shell <= grid.cells; ++shell) {
       const double reach = reach_beyond(o, c, shell);
       if (reach < 0) break;  // every cell visited
-      if (list.full() && squared(reach) > list.worst_chord() + Metric::margin) break;
+      if (!list.admits(squared(reach))) break;
       for (int iz = c[2] - shell; iz <= c[2] + shell; ++iz) {
         for (int iy = c[1] - shell; iy <= c[1] + shell; ++iy) {
           const bool inner = iz - c[2] < shell && c[2] - iz < shell && iy - c[1] < shell &&
                              c[1] - iy < shell;
           const int step = inner ? 2 * shell : 1;  // inside the block only the two x faces
-          for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step) visit(o, ix, iy, iz, list);
+          for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step)
+            visit(o, keys, ix, iy, iz, list);
         }
       }
     }
-    write_list(metric, output, i, list);
+    write_list(keys, output, i, list);
   }
 };
 

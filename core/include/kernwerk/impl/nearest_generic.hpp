@@ -13,6 +13,7 @@
 
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/neighbour_list.hpp"
+#include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
 
@@ -24,16 +25,20 @@ inline constexpr double chord_tie_margin = 1e-13;
 // Per-reference quantities of the haversine scan, one column each (LayoutLeft: contiguous).
 enum sphere_column { column_x, column_y, column_z, column_lat, column_lon, column_coslat,
                      sphere_columns };
+// Unmanaged: the memory comes from a workspace.
 template <class MemorySpace>
-using sphere_points = Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft, MemorySpace>;
+using sphere_points = Kokkos::View<double* [sphere_columns], Kokkos::LayoutLeft, MemorySpace,
+                                   Kokkos::MemoryUnmanaged>;
 
 struct sphere_point {
   double x, y, z, lat, lon, coslat;
 };
 
 KOKKOS_INLINE_FUNCTION sphere_point make_sphere_point(double lat, double lon) {
-  const double coslat = math::cos(lat);
-  return {coslat * math::cos(lon), coslat * math::sin(lon), math::sin(lat), lat, lon, coslat};
+  double sinlat, coslat, sinlon, coslon;
+  sincos(lat, sinlat, coslat);
+  sincos(lon, sinlon, coslon);
+  return {coslat * coslon, coslat * sinlon, sinlat, lat, lon, coslat};
 }
 
 // The haversine of the central angle: sin^2(dlat/2) + cos(lat1) cos(lat2) sin^2(dlon/2).
@@ -67,19 +72,26 @@ struct prepare_sphere_point {
   }
 };
 
-// Unit vectors, latitudes, longitudes (radians) and cosines of the latitudes of the references.
-template <class ExecutionSpace, class References>
+// Unit vectors, latitudes, longitudes (radians) and cosines of the latitudes of the references,
+// written into workspace memory.
+template <class ExecutionSpace, class References, class Workspace>
 sphere_points<typename ExecutionSpace::memory_space> prepare_sphere_references(
-    const ExecutionSpace& space, const References& references, double scale) {
+    const ExecutionSpace& space, const References& references, double scale,
+    Workspace& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
   const auto count = static_cast<std::int64_t>(references.extent(0));
-  sphere_points<memory_space> prepared(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::references"), count);
+  sphere_points<memory_space> prepared(scratch.template take<double>(sphere_columns * count),
+                                       count);
   Kokkos::parallel_for(
       "kernwerk::nearest::prepare",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count),
       prepare_sphere_point<References, memory_space>{references, prepared, scale});
   return prepared;
+}
+
+template <class MemorySpace>
+std::size_t sphere_points_bytes(std::int64_t count) {
+  return workspace<MemorySpace>::template bytes_for<double>(sphere_columns * count);
 }
 
 // Haversine on prepared references. chord: the cheap filter; key: what the result is ordered by.
@@ -204,9 +216,12 @@ void nearest_generic(const ExecutionSpace& space, const Observations& observatio
   const auto n = static_cast<std::int64_t>(observations.extent(0));
   const auto m = static_cast<std::int64_t>(references.extent(0));
   if (haversine_metric) {
-    const auto prepared = prepare_sphere_references(space, references, scale);
+    using memory_space = typename ExecutionSpace::memory_space;
+    workspace<memory_space> scratch(sphere_points_bytes<memory_space>(m));
+    const auto prepared = prepare_sphere_references(space, references, scale, scratch);
     using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
     run_brute_force(space, metric{observations, prepared, scale, radius}, output, n, m, k);
+    space.fence();  // before the workspace is released
   } else if (observations.extent(1) == 2) {
     run_brute_force(space, euclidean_metric<2, Observations, References>{observations, references},
                     output, n, m, k);

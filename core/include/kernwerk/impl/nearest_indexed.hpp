@@ -29,11 +29,24 @@ inline int grid_cells_per_axis(std::int64_t reference_count) {
 
 template <class MemorySpace>
 struct sphere_grid {
+  template <class T>
+  using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
   int cells;    // per axis
   double side;  // of a cell
-  Kokkos::View<int*, MemorySpace> start;  // references of cell c: sorted rows start(c)..start(c+1)
-  Kokkos::View<double* [3], Kokkos::LayoutRight, MemorySpace> sorted;  // unit vectors by cell
-  Kokkos::View<int*, MemorySpace> order;  // original index of each sorted row
+  array<int*> start;  // references of cell c: sorted rows start(c)..start(c+1)
+  Kokkos::View<double* [3], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>
+      sorted;         // unit vectors, cell after cell
+  array<int*> order;  // original index of each sorted row
+  array<int*> cursor;  // next free row of each cell, while scattering
+
+  static std::int64_t cell_count(int cells) { return std::int64_t(cells) * cells * cells; }
+  static std::size_t bytes(std::int64_t references) {
+    const std::int64_t cells = cell_count(grid_cells_per_axis(references));
+    using scratch = workspace<MemorySpace>;
+    return 2 * scratch::template bytes_for<int>(cells + 1) +
+           scratch::template bytes_for<double>(3 * references) +
+           scratch::template bytes_for<int>(references);
+  }
 
   KOKKOS_INLINE_FUNCTION int axis_cell(double coordinate) const {
     const int c = static_cast<int>((coordinate + 1.0) / side);
@@ -83,33 +96,33 @@ struct scatter_into_cells {
   }
 };
 
-template <class ExecutionSpace, class Prepared>
+template <class ExecutionSpace, class Prepared, class Workspace>
 sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(const ExecutionSpace& space,
-                                                                     const Prepared& prepared) {
+                                                                     const Prepared& prepared,
+                                                                     Workspace& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
+  using grid_type = sphere_grid<memory_space>;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const auto m = static_cast<std::int64_t>(prepared.extent(0));
-  sphere_grid<memory_space> grid;
+  grid_type grid;
   grid.cells = grid_cells_per_axis(m);
   grid.side = 2.0 / grid.cells;
-  const std::int64_t cell_count = std::int64_t(grid.cells) * grid.cells * grid.cells;
-  grid.start = Kokkos::View<int*, memory_space>(
-      Kokkos::view_alloc(space, "kernwerk::nearest::grid_start"), cell_count + 1);
-  grid.sorted = decltype(grid.sorted)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_points"), m);
-  grid.order = decltype(grid.order)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_order"), m);
+  const std::int64_t cell_count = grid_type::cell_count(grid.cells);
+  grid.start = typename grid_type::template array<int*>(scratch.template take<int>(cell_count + 1),
+                                                        cell_count + 1);
+  grid.cursor = typename grid_type::template array<int*>(scratch.template take<int>(cell_count + 1),
+                                                         cell_count + 1);
+  grid.sorted = decltype(grid.sorted)(scratch.template take<double>(3 * m), m);
+  grid.order = typename grid_type::template array<int*>(scratch.template take<int>(m), m);
+  Kokkos::deep_copy(space, grid.start, 0);
   Kokkos::parallel_for("kernwerk::nearest::grid_count", policy(space, 0, m),
-                       count_into_cells<Prepared, decltype(grid)>{prepared, grid});
+                       count_into_cells<Prepared, grid_type>{prepared, grid});
   Kokkos::parallel_scan("kernwerk::nearest::grid_scan", policy(space, 0, cell_count + 1),
                         exclusive_prefix<decltype(grid.start)>{grid.start});
-  Kokkos::View<int*, memory_space> cursor(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::grid_cursor"),
-      cell_count);
-  Kokkos::deep_copy(space, cursor, Kokkos::subview(grid.start, std::make_pair(std::int64_t(0), cell_count)));
+  Kokkos::deep_copy(space, grid.cursor, grid.start);
   Kokkos::parallel_for("kernwerk::nearest::grid_scatter", policy(space, 0, m),
-                       scatter_into_cells<Prepared, decltype(grid), decltype(cursor)>{
-                           prepared, grid, cursor});
+                       scatter_into_cells<Prepared, grid_type, decltype(grid.cursor)>{
+                           prepared, grid, grid.cursor});
   return grid;
 }
 
@@ -193,8 +206,12 @@ template <class ExecutionSpace, class Observations, class References, class Outp
 void nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k, double scale,
                      double radius) {
-  const auto prepared = prepare_sphere_references(space, references, scale);
-  const auto grid = build_sphere_grid(space, prepared);
+  using memory_space = typename ExecutionSpace::memory_space;
+  const auto m = static_cast<std::int64_t>(references.extent(0));
+  workspace<memory_space> scratch(sphere_points_bytes<memory_space>(m) +
+                                  sphere_grid<memory_space>::bytes(m));
+  const auto prepared = prepare_sphere_references(space, references, scale, scratch);
+  const auto grid = build_sphere_grid(space, prepared, scratch);
   using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
   with_capacity(k, [&](auto capacity) {
     Kokkos::parallel_for(
@@ -204,6 +221,7 @@ void nearest_indexed(const ExecutionSpace& space, const Observations& observatio
         indexed_query<metric, std::remove_const_t<decltype(grid)>, decltype(capacity)::value, Output>{
             metric{observations, prepared, scale, radius}, grid, output, k});
   });
+  space.fence();  // before the workspace is released
 }
 
 }  // namespace kernwerk::impl

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <mutex>
 
+#include "kernwerk/error.hpp"
+
 namespace kernwerk::impl {
 
 template <class MemorySpace>
@@ -25,13 +27,15 @@ class workspace {
       }
     }
     data_ = buffer.data();
+    capacity_ = bytes;
   }
 
   // Carves the next `count` objects of type T, aligned to 256 bytes.
   template <class T>
   T* take(std::size_t count) {
     T* result = reinterpret_cast<T*>(data_ + used_);
-    used_ += (count * sizeof(T) + 255) / 256 * 256;
+    used_ += bytes_for<T>(count);
+    if (used_ > capacity_) throw error("kernwerk: internal error: workspace too small");
     return result;
   }
 
@@ -55,6 +59,7 @@ class workspace {
   std::lock_guard<std::mutex> lock_;
   char* data_ = nullptr;
   std::size_t used_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 }  // namespace kernwerk::impl

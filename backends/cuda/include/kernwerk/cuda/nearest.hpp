@@ -248,9 +248,6 @@ struct nearest_tuned<Kokkos::Cuda> {
       throw unsupported("nearest", "observations",
                         "the tuned CUDA path takes fewer than 2^30 points per set per call");
     using policy = Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<std::int64_t>>;
-    const auto prepared = prepare_sphere_references(space, references, scale);
-    const sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
-        observations, prepared, scale, radius};
 
     // Split the references when there are too few observations to fill the GPU.
     const std::int64_t thread_count = (n + per_thread - 1) / per_thread;
@@ -260,7 +257,7 @@ struct nearest_tuned<Kokkos::Cuda> {
     splits = (m + split_length - 1) / split_length;
 
     using scratch = workspace<Kokkos::CudaSpace>;
-    scratch buffers(scratch::bytes_for<float4>(m) + scratch::bytes_for<float>(splits * n) +
+    scratch buffers(sphere_points_bytes<Kokkos::CudaSpace>(m) + scratch::bytes_for<float4>(m) + scratch::bytes_for<float>(splits * n) +
                     scratch::bytes_for<int>(splits * n) +
                     scratch::bytes_for<unsigned char>(splits * n) + scratch::bytes_for<int>(n + 1));
     float4* unit = buffers.take<float4>(m);
@@ -269,6 +266,9 @@ struct nearest_tuned<Kokkos::Cuda> {
     unsigned char* split_ambiguous = buffers.take<unsigned char>(splits * n);
     int* ambiguous_list = buffers.take<int>(n + 1);
     int* ambiguous_count = ambiguous_list + n;
+    const auto prepared = prepare_sphere_references(space, references, scale, buffers);
+    const sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
+        observations, prepared, scale, radius};
 
     Kokkos::parallel_for("kernwerk::nearest::unit32", policy(space, 0, m),
                          to_float_unit_vectors<decltype(prepared)>{prepared, unit});

@@ -15,6 +15,9 @@
 #include "kernwerk/impl/nearest_dispatch.hpp"
 
 // The backend specialisations this build selected; each specialises impl::nearest_tuned.
+#if KERNWERK_ENABLE_HOST_TUNED
+#include "kernwerk/host/nearest.hpp"
+#endif
 #if KERNWERK_ENABLE_CUDA_TUNED
 #include "kernwerk/cuda/nearest.hpp"
 #endif

@@ -1,0 +1,165 @@
+// The float32 scan of the host's tuned nearest neighbour: see kernwerk/host/sphere_scan.hpp.
+// x86-64 machines with AVX-512 or AVX2 and FMA take a 16- or 8-wide path chosen at run time;
+// every other machine, and the tail, the portable loop.
+#include "kernwerk/host/sphere_scan.hpp"
+
+#include <cmath>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KERNWERK_HOST_AVX2 1
+#endif
+
+namespace kernwerk::host {
+namespace {
+
+// The float32 error bound of two squared chords near c, added (derived in
+// backends/cuda/include/kernwerk/cuda/nearest.hpp; the same float32 operations run here).
+inline float chord_margin(float c) { return 1.0e-6f * std::sqrt(c) + 6.0e-7f * c + 1.0e-12f; }
+
+struct running_best {
+  float best = 1.0e30f;  // above every chord, with a finite margin
+  float limit = 1.0e30f;
+  std::int64_t index = -1;
+  bool ambiguous = false;
+
+  // Candidates arrive in index order.
+  void fold(float chord, std::int64_t j) {
+    const float margin = chord_margin(best);
+    if (chord < best - margin) {
+      best = chord;
+      index = j;
+      ambiguous = false;
+    } else if (chord <= best + margin) {
+      ambiguous = true;
+      if (chord < best) best = chord, index = j;
+    }
+    limit = best + chord_margin(best);
+  }
+};
+
+inline float squared_chord(float ox, float oy, float oz, float rx, float ry, float rz) {
+  const float dx = ox - rx, dy = oy - ry, dz = oz - rz;
+  return std::fma(dz, dz, std::fma(dy, dy, dx * dx));
+}
+
+void scan_portable(const sphere_references_f32& references, const float* o, running_best& result,
+                   std::int64_t from) {
+  for (std::int64_t j = from; j < references.count; ++j) {
+    const float chord = squared_chord(o[0], o[1], o[2], references.x[j], references.y[j],
+                                      references.z[j]);
+    if (chord <= result.limit) result.fold(chord, j);
+  }
+}
+
+#ifdef KERNWERK_HOST_AVX2
+constexpr int lanes = 8;
+constexpr int together = 4;  // observations sharing each load of references
+
+// Scans `together` observations at once, 8 references a step; a step whose chords all exceed
+// every limit costs no branch taken. Returns the first reference it left to the caller.
+__attribute__((target("avx2,fma"))) std::int64_t scan_avx2(const sphere_references_f32& refs,
+                                                           const float (*o)[3],
+                                                           running_best* result) {
+  __m256 ox[together], oy[together], oz[together], limit[together];
+  for (int p = 0; p < together; ++p) {
+    ox[p] = _mm256_set1_ps(o[p][0]);
+    oy[p] = _mm256_set1_ps(o[p][1]);
+    oz[p] = _mm256_set1_ps(o[p][2]);
+    limit[p] = _mm256_set1_ps(result[p].limit);
+  }
+  const std::int64_t whole = refs.count / lanes * lanes;
+  for (std::int64_t j = 0; j < whole; j += lanes) {
+    const __m256 rx = _mm256_loadu_ps(refs.x + j), ry = _mm256_loadu_ps(refs.y + j),
+                 rz = _mm256_loadu_ps(refs.z + j);
+    for (int p = 0; p < together; ++p) {
+      const __m256 dx = _mm256_sub_ps(ox[p], rx), dy = _mm256_sub_ps(oy[p], ry),
+                   dz = _mm256_sub_ps(oz[p], rz);
+      const __m256 chord =
+          _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
+      const int hits = _mm256_movemask_ps(_mm256_cmp_ps(chord, limit[p], _CMP_LE_OQ));
+      if (hits) {  // rare: a new best or a near tie among these 8
+        alignas(32) float chords[lanes];
+        _mm256_store_ps(chords, chord);
+        for (int lane = 0; lane < lanes; ++lane)
+          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
+        limit[p] = _mm256_set1_ps(result[p].limit);
+      }
+    }
+  }
+  return whole;
+}
+
+// The same with 16 lanes, where the machine has AVX-512 (compares give masks directly).
+__attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_references_f32& refs,
+                                                             const float (*o)[3],
+                                                             running_best* result) {
+  constexpr int wide = 16;
+  __m512 ox[together], oy[together], oz[together], limit[together];
+  for (int p = 0; p < together; ++p) {
+    ox[p] = _mm512_set1_ps(o[p][0]);
+    oy[p] = _mm512_set1_ps(o[p][1]);
+    oz[p] = _mm512_set1_ps(o[p][2]);
+    limit[p] = _mm512_set1_ps(result[p].limit);
+  }
+  const std::int64_t whole = refs.count / wide * wide;
+  for (std::int64_t j = 0; j < whole; j += wide) {
+    const __m512 rx = _mm512_loadu_ps(refs.x + j), ry = _mm512_loadu_ps(refs.y + j),
+                 rz = _mm512_loadu_ps(refs.z + j);
+    for (int p = 0; p < together; ++p) {
+      const __m512 dx = _mm512_sub_ps(ox[p], rx), dy = _mm512_sub_ps(oy[p], ry),
+                   dz = _mm512_sub_ps(oz[p], rz);
+      const __m512 chord =
+          _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
+      if (_mm512_cmp_ps_mask(chord, limit[p], _CMP_LE_OQ)) {
+        alignas(64) float chords[wide];
+        _mm512_store_ps(chords, chord);
+        for (int lane = 0; lane < wide; ++lane)
+          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
+        limit[p] = _mm512_set1_ps(result[p].limit);
+      }
+    }
+  }
+  return whole;
+}
+
+bool has_avx512() {
+  static const bool available = __builtin_cpu_supports("avx512f");
+  return available;
+}
+
+bool has_avx2() {
+  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return available;
+}
+#endif
+
+}  // namespace
+
+void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
+                     int count, std::int64_t* best, unsigned char* ambiguous) {
+  running_best result[4];
+  int first = 0;
+#ifdef KERNWERK_HOST_AVX2
+  if (has_avx512() || has_avx2()) {
+    const auto scan = has_avx512() ? scan_avx512 : scan_avx2;
+    for (; first + together <= count; first += together) {
+      for (int p = 0; p < together; ++p) result[p] = running_best{};
+      const std::int64_t done = scan(references, observations + first, result);
+      for (int p = 0; p < together; ++p) {
+        scan_portable(references, observations[first + p], result[p], done);
+        best[first + p] = result[p].index;
+        ambiguous[first + p] = result[p].ambiguous;
+      }
+    }
+  }
+#endif
+  for (; first < count; ++first) {
+    result[0] = running_best{};
+    scan_portable(references, observations[first], result[0], 0);
+    best[first] = result[0].index;
+    ambiguous[first] = result[0].ambiguous;
+  }
+}
+
+}  // namespace kernwerk::host

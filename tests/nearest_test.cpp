@@ -285,4 +285,30 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit f
 }
 TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 
+#if KERNWERK_ENABLE_HOST_TUNED
+TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
+  auto references = uniform_sphere(3000, 25);
+  for (std::size_t j = 0; j < 300; ++j)  // duplicates and a tail shorter than a vector
+    references.add(references.values[2 * j], references.values[2 * j + 1]);
+  references.add(0.1, 0.2);
+  auto observations = uniform_sphere(1001, 26);
+  for (std::size_t j = 0; j < 100; ++j)
+    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  nearest_options tuned;
+  tuned.method = method_kind::brute;
+  tuned.implementation = implementation_kind::tuned;
+  host::limit_simd_width(0);
+  const auto portable = run_nearest<Kokkos::DefaultHostExecutionSpace>(observations, references, tuned);
+  check_all(observations, references, portable, tuned);
+  for (int width = 1; width <= host::widest_simd(); ++width) {
+    CAPTURE(width);
+    host::limit_simd_width(width);
+    const auto vector = run_nearest<Kokkos::DefaultHostExecutionSpace>(observations, references, tuned);
+    CHECK(vector.indices == portable.indices);
+    CHECK(vector.distances == portable.distances);
+  }
+  host::limit_simd_width(2);
+}
+#endif
+
 }  // namespace

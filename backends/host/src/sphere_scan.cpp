@@ -3,6 +3,8 @@
 // every other machine, and the tail, the portable loop.
 #include "kernwerk/host/sphere_scan.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -123,26 +125,35 @@ __attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_referen
   return whole;
 }
 
-bool has_avx512() {
-  static const bool available = __builtin_cpu_supports("avx512f");
-  return available;
-}
-
-bool has_avx2() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return available;
-}
 #endif
 
+int machine_simd() {
+#ifdef KERNWERK_HOST_AVX2
+  if (__builtin_cpu_supports("avx512f")) return 2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+#endif
+  return 0;
+}
+
+std::atomic<int> simd_limit{2};
+
 }  // namespace
+
+int widest_simd() {
+  static const int widest = machine_simd();
+  return widest;
+}
+
+void limit_simd_width(int widest) { simd_limit = widest; }
 
 void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
                      int count, std::int64_t* best, unsigned char* ambiguous) {
   running_best result[4];
   int first = 0;
 #ifdef KERNWERK_HOST_AVX2
-  if (has_avx512() || has_avx2()) {
-    const auto scan = has_avx512() ? scan_avx512 : scan_avx2;
+  const int simd = std::min(widest_simd(), simd_limit.load());
+  if (simd > 0) {
+    const auto scan = simd == 2 ? scan_avx512 : scan_avx2;
     for (; first + together <= count; first += together) {
       for (int p = 0; p < together; ++p) result[p] = running_best{};
       const std::int64_t done = scan(references, observations + first, result);

@@ -19,4 +19,9 @@ struct sphere_references_f32 {
 void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
                      int count, std::int64_t* best, unsigned char* ambiguous);
 
+// The vector instruction sets the scan can use: 0 portable, 1 AVX2 + FMA, 2 AVX-512. The scan
+// takes the widest the machine has, or at most `limit_simd_width` (for tests of every path).
+int widest_simd();
+void limit_simd_width(int widest);
+
 }  // namespace kernwerk::host

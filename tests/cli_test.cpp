@@ -80,17 +80,28 @@ std::string as_csv(const test::host_points& points, const std::string& header) {
   return text.str();
 }
 
-// Parses the tool's output CSV into neighbours.
-test::neighbours read_output(const std::string& path) {
+// Parses the tool's output CSV (k neighbours a line) into neighbours.
+test::neighbours read_output(const std::string& path, std::size_t k = 1) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  CHECK(line == "index,distance");
+  std::string header;
+  for (std::size_t q = 0; q < k; ++q) {
+    const std::string suffix = k == 1 ? "" : "_" + std::to_string(q);
+    header += (q ? ",index" : "index") + suffix + ",distance" + suffix;
+  }
+  CHECK(line == header);
   test::neighbours result;
+  result.k = k;
   while (std::getline(in, line)) {
-    const auto comma = line.find(',');
-    result.indices.push_back(std::stoll(line.substr(0, comma)));
-    result.distances.push_back(std::stod(line.substr(comma + 1)));
+    std::stringstream fields(line);
+    std::string field;
+    for (std::size_t q = 0; q < k; ++q) {
+      std::getline(fields, field, ',');
+      result.indices.push_back(std::stoll(field));
+      std::getline(fields, field, ',');
+      result.distances.push_back(std::stod(field));
+    }
   }
   return result;
 }
@@ -145,6 +156,36 @@ TEST_CASE("cli: euclidean in 3-D") {
   INFO(result.err);
   REQUIRE(result.status == 0);
   test::check_all(observations, references, read_output(s.path("out.csv")), options);
+}
+
+TEST_CASE("cli: k nearest, methods, implementations and backends") {
+  scratch s;
+  const auto observations = test::uniform_sphere(300, 27);
+  const auto references = test::uniform_sphere(500, 28);
+  const auto obs = s.write("obs.csv", as_csv(observations, ""));
+  const auto ref = s.write("ref.csv", as_csv(references, ""));
+  const std::string common = "nearest --obs " + obs + " --ref " + ref + " --out " + s.path("out.csv");
+  for (const std::string extra :
+       {"--k 3 --method indexed", "--k 5 --method brute --implementation generic",
+        "--method brute --implementation auto", "--k 2 --backend serial", "--k 32"}) {
+    CAPTURE(extra);
+    const auto result = s.run(common + " " + extra);
+    INFO(result.err);
+    REQUIRE(result.status == 0);
+    CHECK(result.err.find("pairs/s") != std::string::npos);
+    const std::size_t k = extra.find("--k") == std::string::npos
+                              ? 1
+                              : std::stoul(extra.substr(extra.find("--k") + 4));
+    test::check_all(observations, references, read_output(s.path("out.csv"), k),
+                    nearest_options{});
+  }
+  for (const std::string bad : {"--k 0", "--k 33", "--method fast", "--implementation best",
+                                "--backend abacus"}) {
+    CAPTURE(bad);
+    const auto result = s.run(common + " " + bad);
+    CHECK(result.status != 0);
+    CHECK(result.err.find(bad.substr(0, bad.find(' '))) != std::string::npos);
+  }
 }
 
 TEST_CASE("cli: bad files name the file and line, and leave no output") {

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <random>
 
+#include <unistd.h>
+
 #include "kernwerk/error.hpp"
 #include "kernwerk/info.hpp"
 #include "kernwerk/nearest.hpp"
@@ -73,6 +75,9 @@ namespace {
 
 using host_indices = Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 using host_distances = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+template <class T>
+using host_matrix =
+    Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
 template <class T>
 using host_points = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace,
@@ -98,11 +103,54 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+// Calls action(space) with the execution space named on the command line, or the default.
+template <class Action>
+void with_backend(const std::string& name, Action&& action) {
+  if (name.empty()) return action(Kokkos::DefaultExecutionSpace());
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (name == "serial") return action(Kokkos::Serial());
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (name == "openmp") return action(Kokkos::OpenMP());
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") return action(Kokkos::Cuda());
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  if (name == "hip") return action(Kokkos::Experimental::HIP());
+#endif
+  throw error("--backend: '" + name + "' is not enabled in this build (see kernwerk info)");
+}
+
+// Reports progress on stderr when it is a terminal: a bar that rewrites itself.
+class progress_bar {
+ public:
+  explicit progress_bar(bool enabled) : enabled_(enabled) {}
+  void show(double fraction) const {
+    if (!enabled_) return;
+    const int width = 40, filled = int(fraction * width + 0.5);
+    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), int(fraction * 100 + 0.5));
+    std::fflush(stderr);
+  }
+  void done() const {
+    if (enabled_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  bool enabled_;
+};
+
 int run_nearest(const arguments& args) {
   nearest_options options;
   options.metric = parse_metric(args.text("--metric", "haversine"), "--metric");
+  options.method = parse_method(args.text("--method", "auto"), "--method");
+  options.implementation =
+      parse_implementation(args.text("--implementation", "auto"), "--implementation");
   if (args.has("--degrees")) options.units = angle_unit::degrees;
   options.radius = args.number("--radius", 1.0);
+  const long long k = args.integer("--k", 1);
+  if (k < 1 || k > 32) throw error("--k: must be 1 to 32");
   const long long dimension =
       options.metric == metric_kind::haversine ? 2 : args.integer("--dim", 2);
   if (args.has("--dim") && options.metric == metric_kind::haversine)
@@ -112,22 +160,42 @@ int run_nearest(const arguments& args) {
   const point_set observations = read_points(args.required("--obs"), dimension);
   const point_set references = read_points(args.required("--ref"), dimension);
 
-  std::vector<std::int64_t> indices(observations.count);
-  std::vector<double> distances(observations.count);
+  const std::size_t n = observations.count;
+  std::vector<std::int64_t> indices(n * k);
+  std::vector<double> distances(n * k);
+  // Long runs go in slices of observations (each answer depends on its observation alone), so
+  // that a terminal can show progress; otherwise in one call.
+  const progress_bar bar(isatty(STDERR_FILENO) != 0);
+  const double pairs = double(n) * double(references.count);
+  const std::size_t slices = isatty(STDERR_FILENO) && pairs > 1e11 ? 50 : 1;
+  std::string space_name;
   const auto start = std::chrono::steady_clock::now();
-  with_view(observations, [&](auto obs) {
-    with_view(references, [&](auto ref) {
-      kernwerk::nearest(Kokkos::DefaultExecutionSpace(), obs, ref,
-                        host_indices(indices.data(), indices.size()),
-                        host_distances(distances.data(), distances.size()), options);
+  with_backend(args.text("--backend", ""), [&](auto space) {
+    space_name = space.name();
+    with_view(observations, [&](auto obs) {
+      with_view(references, [&](auto ref) {
+        for (std::size_t slice = 0; slice < slices; ++slice) {
+          const std::size_t first = n * slice / slices, last = n * (slice + 1) / slices;
+          if (first == last) continue;
+          const auto rows = std::make_pair(first, last);
+          kernwerk::nearest(space, Kokkos::subview(obs, rows, Kokkos::ALL()), ref,
+                            host_matrix<std::int64_t>(indices.data() + first * k, last - first, k),
+                            host_matrix<double>(distances.data() + first * k, last - first, k),
+                            options);
+          bar.show(double(last) / n);
+        }
+      });
     });
   });
+  bar.done();
   const double elapsed = seconds_since(start);
-  write_neighbours(output, indices, distances);
-  std::fprintf(stderr, "kernwerk nearest: %zu x %zu points in %.3f s (%.3g pairs/s) on %s\n",
-               observations.count, references.count, elapsed,
-               double(observations.count) * double(references.count) / elapsed,
-               Kokkos::DefaultExecutionSpace::name());
+  write_neighbours(output, indices, distances, std::size_t(k));
+  std::fprintf(stderr,
+               "kernwerk nearest: %zu x %zu points, k = %lld, %s in %.3f s (%.3g pairs/s) on %s\n",
+               n, references.count, k,
+               to_string(chosen_method(options, n / slices, references.count)), elapsed,
+               pairs / elapsed,
+               space_name.c_str());
   return 0;
 }
 

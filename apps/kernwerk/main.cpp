@@ -16,8 +16,11 @@ const char* const usage =
     "\n"
     "commands:\n"
     "  nearest --obs FILE --ref FILE --out FILE [--degrees] [--metric haversine|euclidean]\n"
-    "          [--radius R] [--dim 2|3]\n"
-    "      For each observation, the nearest reference point: CSV 'index,distance' out.\n"
+    "          [--radius R] [--dim 2|3] [--k K] [--method auto|brute|indexed]\n"
+    "          [--implementation auto|generic|tuned] [--backend serial|openmp|cuda|hip]\n"
+    "      For each observation, the K (default 1, at most 32) nearest reference points, nearest\n"
+    "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1). A summary line\n"
+    "      with the time goes to stderr, and a progress bar on long runs in a terminal.\n"
     "      Point files are CSV (lat,lon per line; a non-numeric first line is a header) or\n"
     "      raw little-endian binary of interleaved coordinates when named *.f32 or *.f64.\n"
     "      --dim gives the coordinates per point of euclidean files (default 2).\n"
@@ -35,7 +38,10 @@ int dispatch(const std::vector<std::string>& words) {
   const std::vector<std::string> rest(words.begin() + 1, words.end());
   if (command == "nearest")
     return kernwerk::cli::run_nearest(arguments(
-        rest, {"--obs", "--ref", "--out", "--metric", "--radius", "--dim"}, {"--degrees"}));
+        rest,
+        {"--obs", "--ref", "--out", "--metric", "--radius", "--dim", "--k", "--method",
+         "--implementation", "--backend"},
+        {"--degrees"}));
   if (command == "demo")
     return kernwerk::cli::run_demo(
         arguments(rest, {"--observations", "--references", "--seed", "--check"}, {}));

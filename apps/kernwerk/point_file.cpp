@@ -131,18 +131,23 @@ point_set read_points(const std::string& path, std::size_t dimension) {
 }
 
 void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
-                      const std::vector<double>& distances) {
+                      const std::vector<double>& distances, std::size_t k) {
   const std::string temporary = path + ".partial-" + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) fail(path, std::string("cannot write: ") + std::strerror(errno));
-    std::string buffer = "index,distance\n";
+    std::string buffer;
+    for (std::size_t q = 0; q < k; ++q) {
+      const std::string suffix = k == 1 ? "" : "_" + std::to_string(q);
+      buffer += (q ? ",index" : "index") + suffix + ",distance" + suffix;
+    }
+    buffer += "\n";
     char number[64];
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      auto end = std::to_chars(number, number + sizeof number, indices[i]).ptr;
+    for (std::size_t e = 0; e < indices.size(); ++e) {
+      auto end = std::to_chars(number, number + sizeof number, indices[e]).ptr;
       *end++ = ',';
-      end = std::to_chars(end, number + sizeof number, distances[i]).ptr;
-      *end++ = '\n';
+      end = std::to_chars(end, number + sizeof number, distances[e]).ptr;
+      *end++ = (e + 1) % k == 0 ? '\n' : ',';
       buffer.append(number, end);
       if (buffer.size() > (1 << 20)) {
         out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));

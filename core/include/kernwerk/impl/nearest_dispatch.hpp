@@ -32,11 +32,27 @@ struct nearest_tuned {
 
 inline constexpr int max_neighbours = 32;
 
-// Where the index pays for its construction (measured in perf/: the brute force wins only on
-// small reference sets and few observations).
-inline bool indexed_pays(std::size_t observations, std::size_t references) {
-  return references >= 128 && double(observations) * double(references) >= double(1 << 22);
+}  // namespace kernwerk::impl
+
+namespace kernwerk {
+
+// The method a call with these options and sizes runs: the indexed one where its construction
+// pays (measured in perf/: the brute force wins only on small sets), for the haversine metric,
+// unless the tuned brute force was asked for.
+inline method_kind chosen_method(const nearest_options& options, std::size_t observations,
+                                 std::size_t references) {
+  if (options.method != method_kind::automatic) return options.method;
+  const bool pays =
+      references >= 128 && double(observations) * double(references) >= double(1 << 22);
+  return options.metric == metric_kind::haversine &&
+                 options.implementation != implementation_kind::tuned && pays
+             ? method_kind::indexed
+             : method_kind::brute;
 }
+
+}  // namespace kernwerk
+
+namespace kernwerk::impl {
 
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
@@ -122,10 +138,8 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   // The method first, then the implementation of the brute force.
   if (options.method == method_kind::indexed && !haversine_metric)
     throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
-  const bool indexed = options.method == method_kind::indexed ||
-                       (options.method == method_kind::automatic && haversine_metric &&
-                        options.implementation != implementation_kind::tuned &&
-                        indexed_pays(observations.extent(0), references.extent(0)));
+  const bool indexed =
+      chosen_method(options, observations.extent(0), references.extent(0)) == method_kind::indexed;
   if (indexed && options.implementation == implementation_kind::tuned)
     throw unsupported(fn, "options.implementation",
                       "the indexed method has the generic implementation only");

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -127,6 +129,35 @@ __attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_referen
 
 #endif
 
+#ifdef KERNWERK_HOST_AVX2
+// Independent FMA chains, enough to cover the FMA latency; returns float lanes per iteration.
+constexpr int fma_chains = 12;
+
+__attribute__((target("avx512f"))) float fma_avx512(long iterations, float* out) {
+  __m512 a[fma_chains];
+  for (int c = 0; c < fma_chains; ++c) a[c] = _mm512_set1_ps(1.0f + 1e-7f * c);
+  const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+  for (long k = 0; k < iterations; ++k)
+    for (int c = 0; c < fma_chains; ++c) a[c] = _mm512_fmadd_ps(a[c], x, y);
+  for (int c = 1; c < fma_chains; ++c) a[0] = _mm512_add_ps(a[0], a[c]);
+  *out = _mm512_reduce_add_ps(a[0]);
+  return fma_chains * 16.0f;
+}
+
+__attribute__((target("avx2,fma"))) float fma_avx2(long iterations, float* out) {
+  __m256 a[fma_chains];
+  for (int c = 0; c < fma_chains; ++c) a[c] = _mm256_set1_ps(1.0f + 1e-7f * c);
+  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (long k = 0; k < iterations; ++k)
+    for (int c = 0; c < fma_chains; ++c) a[c] = _mm256_fmadd_ps(a[c], x, y);
+  for (int c = 1; c < fma_chains; ++c) a[0] = _mm256_add_ps(a[0], a[c]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, a[0]);
+  *out = lanes[0];
+  return fma_chains * 8.0f;
+}
+#endif
+
 int machine_simd() {
 #ifdef KERNWERK_HOST_AVX2
   if (__builtin_cpu_supports("avx512f")) return 2;
@@ -145,6 +176,30 @@ int widest_simd() {
 }
 
 void limit_simd_width(int widest) { simd_limit = widest; }
+
+double fma_rate_one_thread() {
+  const long iterations = 1L << 22;
+  float out = 0;
+  double lanes_per_iteration = 12;  // the portable loop: 12 scalar chains
+  const auto start = std::chrono::steady_clock::now();
+  const int simd = std::min(widest_simd(), simd_limit.load());
+#ifdef KERNWERK_HOST_AVX2
+  if (simd == 2) lanes_per_iteration = fma_avx512(iterations, &out);
+  else if (simd == 1) lanes_per_iteration = fma_avx2(iterations, &out);
+#endif
+  if (simd == 0) {
+    float a[12];
+    for (int c = 0; c < 12; ++c) a[c] = 1.0f + 1e-7f * c;
+    for (long k = 0; k < iterations; ++k)
+      for (int c = 0; c < 12; ++c) a[c] = std::fma(a[c], 0.999999f, 1e-7f);
+    out = a[0] + a[11];
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  volatile float keep = out;  // the result is used, so the work is done
+  (void)keep;
+  return lanes_per_iteration * double(iterations) / seconds;
+}
 
 void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
                      int count, std::int64_t* best, unsigned char* ambiguous) {

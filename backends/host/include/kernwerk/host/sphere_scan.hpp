@@ -22,6 +22,10 @@ void scan_sphere_f32(const sphere_references_f32& references, const float (*obse
 // The vector instruction sets the scan can use: 0 portable, 1 AVX2 + FMA, 2 AVX-512. The scan
 // takes the widest the machine has, or at most `limit_simd_width` (for tests of every path).
 int widest_simd();
+
+// float32 FMAs per second of one thread through the widest vector path the scan would use
+// (independent chains, no memory traffic): the host's FMA ceiling, per core.
+double fma_rate_one_thread();
 void limit_simd_width(int widest);
 
 }  // namespace kernwerk::host

@@ -248,7 +248,8 @@ int run_demo(const arguments& args) {
     if (!problem.empty() && wrong++ < 5) std::printf("MISMATCH %s\n", problem.c_str());
   }
   const double pairs = double(observation_count) * double(reference_count);
-  std::printf("nearest neighbour on the sphere (haversine), exact, float64\n");
+  std::printf("nearest neighbour on the sphere (haversine), exact, float64, %s method\n",
+              to_string(chosen_method(options, observation_count, reference_count)));
   std::printf("  observations %lld, references %lld, execution space %s (%d threads)\n",
               observation_count, reference_count, Kokkos::DefaultExecutionSpace::name(),
               Kokkos::DefaultExecutionSpace().concurrency());

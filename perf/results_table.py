@@ -29,8 +29,8 @@ def load(pattern):
 def table():
     ceilings = {(c["machine"], c["execution_space"]): c for c in load(os.path.join(RESULTS, "ceilings-*.json"))}
     lines = [
-        "| machine | space | variant | observations x references | median | pairs/s | of FP32 FMA ceiling | record |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| machine | space | variant | observations x references | median | pairs/s | of FP32 FMA ceiling | answers | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in load(os.path.join(RESULTS, "nearest-*.json")):
         ceiling = ceilings.get((run["machine"], run["execution_space"]))
@@ -41,9 +41,10 @@ def table():
                 if ceiling else "not measured"
             )
             size = f"2^{r['observations'].bit_length() - 1} x 2^{r['references'].bit_length() - 1}"
+            answers = f"{r['wrong_of_256']}/256 wrong" if "wrong_of_256" in r else "exact"
             lines.append(
                 f"| {run['machine']} | {run['execution_space']} | {r['variant']} | {size} | "
-                f"{1e3 * r['median_seconds']:.3f} ms | {pairs:.3g} | {fraction} | `{run['file']}` |"
+                f"{1e3 * r['median_seconds']:.3f} ms | {pairs:.3g} | {fraction} | {answers} | `{run['file']}` |"
             )
     return "\n".join(lines)
 

@@ -141,6 +141,11 @@ TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Spac
     d.options.units = angle_unit::degrees;
     d.expect_invalid("options.units");
   }
+  SUBCASE("a memory budget too small for any chunk") {
+    call c;
+    c.options.memory_budget = 16;
+    c.expect_invalid("options.memory_budget");
+  }
   SUBCASE("outputs sharing memory with an input or each other") {
     call c;
     Kokkos::View<double*, memory_space, Kokkos::MemoryUnmanaged> inside_observations(

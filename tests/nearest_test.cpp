@@ -285,6 +285,67 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit f
 }
 TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("nearest: chunked under a memory budget, bit for bit", Space, chunked) {
+  auto references = uniform_sphere(5000, 29);
+  for (std::size_t j = 0; j < 200; ++j)  // duplicates across chunk boundaries
+    references.add(references.values[2 * j], references.values[2 * j + 1]);
+  auto observations = uniform_sphere(3000, 30);
+  for (std::size_t j = 0; j < 200; ++j)
+    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  for (std::size_t k : {1u, 4u}) {
+    for (const auto& v : variants<Space>(metric_kind::haversine, int(k))) {
+      CAPTURE(k);
+      CAPTURE(v.name);
+      const auto whole = run_nearest<Space>(observations, references, v.options, k);
+      for (std::size_t budget : {std::size_t(1) << 20, std::size_t(200) << 10}) {
+        CAPTURE(budget);
+        auto options = v.options;
+        options.memory_budget = budget;  // far below the sets: several chunks of each
+        const auto chunked = run_nearest<Space>(observations, references, options, k);
+        CHECK(chunked.indices == whole.indices);
+        CHECK(chunked.distances == whole.distances);
+      }
+    }
+  }
+  // Host inputs with any space, LayoutLeft, float: staged through the host.
+  nearest_options small;
+  small.memory_budget = 256 << 10;
+  const auto whole = run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references, {});
+  const auto chunked = run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references, small);
+  CHECK(chunked.indices == whole.indices);
+  CHECK(chunked.distances == whole.distances);
+  // Euclidean too.
+  nearest_options euclidean;
+  euclidean.metric = metric_kind::euclidean;
+  const auto box_refs = uniform_box(4000, 3, 31), box_obs = uniform_box(2000, 3, 32);
+  const auto box_whole = run_nearest<Space>(box_obs, box_refs, euclidean, 3);
+  euclidean.memory_budget = 200 << 10;
+  const auto box_chunked = run_nearest<Space>(box_obs, box_refs, euclidean, 3);
+  CHECK(box_chunked.indices == box_whole.indices);
+  CHECK(box_chunked.distances == box_whole.distances);
+}
+TEST_CASE_TEMPLATE_APPLY(chunked, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with a budget below the sets", Space,
+                          chunked_host_views) {
+  // The case the budget is for: inputs in host memory, larger than the budget, any space.
+  const auto observations = uniform_sphere(6000, 33);
+  const auto references = uniform_sphere(9000, 34);
+  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryUnmanaged>;
+  std::vector<std::int64_t> indices(observations.count());
+  std::vector<double> distances(observations.count());
+  nearest_options options;
+  options.memory_budget = 300 << 10;  // inputs alone are 240 KiB
+  kernwerk::nearest(Space(), host_matrix(observations.values.data(), observations.count(), 2),
+                    host_matrix(references.values.data(), references.count(), 2),
+                    Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
+                    Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()),
+                    options);
+  check_all(observations, references, {indices, distances}, options);
+}
+TEST_CASE_TEMPLATE_APPLY(chunked_host_views, enabled_spaces);
+
 #if KERNWERK_ENABLE_HOST_TUNED
 TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
   auto references = uniform_sphere(3000, 25);

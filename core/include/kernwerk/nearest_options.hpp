@@ -1,5 +1,6 @@
 #pragma once
 // Options of kernwerk::nearest, and their names on the command line and in the C API.
+#include <cstddef>
 #include <string>
 
 #include "kernwerk/implementation.hpp"
@@ -17,6 +18,10 @@ struct nearest_options {
   angle_unit units = angle_unit::radians;  // of haversine coordinates
   double radius = 1.0;                     // haversine distances are radians times this
   method_kind method = method_kind::automatic;
+  // Bytes of the execution space's memory a call may use for copies of inputs it cannot reach
+  // and for its scratch, roughly; larger sets are cut into chunks (same answer, bit for bit).
+  // 0: no limit where the inputs are in reach, else most of the device's free memory.
+  std::size_t memory_budget = 0;
   implementation_kind implementation = implementation_kind::automatic;  // of the brute force
 };
 

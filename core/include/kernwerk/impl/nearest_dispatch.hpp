@@ -13,6 +13,7 @@
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/nearest_chunked.hpp"
 #include "kernwerk/impl/nearest_indexed.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
@@ -29,6 +30,36 @@ struct nearest_tuned {
   static constexpr bool available = false;
   static bool covers(metric_kind, int) { return false; }
 };
+
+// The memory budget of a call that leaves options.memory_budget at 0: no limit where the
+// execution space works in host memory; a backend folder specialises this for its device
+// (the CUDA one asks for the free memory); elsewhere 4 GiB.
+template <class ExecutionSpace>
+struct default_memory_budget {
+  static std::size_t bytes() {
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                   typename ExecutionSpace::memory_space>::accessible)
+      return std::numeric_limits<std::size_t>::max();
+    return std::size_t(4) << 30;
+  }
+};
+
+// Validates points where they are: on the execution space if it reaches them, else on the host
+// if it does, else on a copy in the execution space's memory.
+template <class ExecutionSpace, class Points>
+std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Points& points,
+                                         double max_abs_first) {
+  using memory = typename Points::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, memory>::accessible)
+    return find_invalid_point(space, points, max_abs_first);
+  else if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, memory>::accessible)
+    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, max_abs_first);
+  else
+    return find_invalid_point(
+        space,
+        Kokkos::create_mirror_view_and_copy(typename ExecutionSpace::memory_space(), points),
+        max_abs_first);
+}
 
 inline constexpr int max_neighbours = 32;
 
@@ -158,11 +189,6 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                           " covers neither the " + to_string(options.metric) + " metric with k = " +
                           std::to_string(k) + "; use auto or generic");
 
-  // Views the execution space cannot reach are copied into its memory space.
-  using memory_space = typename ExecutionSpace::memory_space;
-  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
-  const auto references_here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
-
   constexpr double pi = 3.14159265358979323846;
   const bool degrees = options.units == angle_unit::degrees;
   const double scale = degrees ? pi / 180.0 : 1.0;
@@ -173,7 +199,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     return degrees ? 90.0 : static_cast<double>(static_cast<scalar>(pi / 2));
   };
   const auto check_points = [&](const char* name, const auto& points, double limit) {
-    const std::int64_t bad = find_invalid_point(space, points, limit);
+    const std::int64_t bad = find_invalid_point_anywhere(space, points, limit);
     if (bad >= 0) {
       const char* rule = haversine_metric
                              ? (degrees ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
@@ -182,31 +208,64 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       throw invalid_argument(fn, name, describe_point(points, bad) + " " + rule);
     }
   };
-  check_points("observations", observations_here,
+  check_points("observations", observations,
                latitude_limit(typename Observations::non_const_value_type{}));
-  check_points("references", references_here,
+  check_points("references", references,
                latitude_limit(typename References::non_const_value_type{}));
+
+  using memory_space = typename ExecutionSpace::memory_space;
+  const std::size_t n = observations.extent(0), m = references.extent(0);
+  const std::size_t observation_row = dimension * sizeof(typename Observations::value_type);
+  const std::size_t reference_row = dimension * sizeof(typename References::value_type);
+  const std::size_t budget = options.memory_budget
+                                 ? options.memory_budget
+                                 : default_memory_budget<ExecutionSpace>::bytes();
+  // What one pass needs: copies of inputs out of reach, results, scratch (roughly).
+  constexpr bool observations_reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible;
+  constexpr bool references_reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible;
+  const double needed = (observations_reached ? 0.0 : double(n) * observation_row) +
+                        (references_reached ? 0.0 : double(m) * reference_row) +
+                        double(n) * k * 32 + double(m) * 128 +
+                        double(sphere_grid<memory_space>::bytes(std::int64_t(m)));
 
   // Only the first observations.extent(0) rows of longer outputs are written.
   const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
   const auto indices_out = first_rows(indices, written);
   const auto distances_out = first_rows(distances, written);
+  const auto run_method = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
+    if (indexed) {
+      nearest_indexed(space, obs, ref, output, wanted, scale, options.radius);
+    } else if (use_tuned) {
+      if constexpr (tuned_available)
+        nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, options.radius);
+    } else {
+      nearest_generic(space, obs, ref, output, wanted, haversine_metric, scale, options.radius);
+    }
+  };
+  if (needed > double(budget)) {
+    const auto plan = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
+    if (haversine_metric)
+      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
+                      run_method, sphere_distance{options.radius});
+    else
+      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
+                      run_method, euclidean_distance{});
+    return;
+  }
+
+  // Views the execution space cannot reach are copied into its memory space.
+  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+  const auto references_here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
+
   const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
   const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-  const neighbour_output<std::remove_const_t<decltype(indices_here)>,
-                         std::remove_const_t<decltype(distances_here)>>
-      output{indices_here, distances_here};
-  if (indexed) {
-    nearest_indexed(space, observations_here, references_here, output, int(k), scale,
-                    options.radius);
-  } else if (use_tuned) {
-    if constexpr (tuned_available)
-      nearest_tuned<ExecutionSpace>::run(space, observations_here, references_here, output,
-                                         scale, options.radius);
-  } else {
-    nearest_generic(space, observations_here, references_here, output, int(k), haversine_metric,
-                    scale, options.radius);
-  }
+  run_method(observations_here, references_here,
+             neighbour_output<std::remove_const_t<decltype(indices_here)>,
+                              std::remove_const_t<decltype(distances_here)>>{indices_here,
+                                                                             distances_here},
+             int(k));
   if (indices_here.data() != indices_out.data())
     Kokkos::deep_copy(space, indices_out, indices_here);
   if (distances_here.data() != distances_out.data())

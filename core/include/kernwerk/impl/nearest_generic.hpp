@@ -167,7 +167,7 @@ template <class Metric, int Capacity, class Output>
 KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
                                        std::int64_t i, neighbour_list<Capacity>& list) {
   for (int q = 0; q < list.k; ++q)
-    output.write(i, q, list.index[q], keys.metric.distance(list.final_key(q, keys)));
+    output.write(i, q, list.index[q], list.final_key(q, keys), keys.metric);
 }
 
 template <class Metric, int Capacity, class Output>

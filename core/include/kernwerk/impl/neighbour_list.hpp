@@ -72,20 +72,25 @@ struct neighbour_list {
   }
 };
 
-// Writes neighbour q of observation i into rank-1 (k = 1) or rank-2 (n, k) outputs.
+// Writes neighbour q of observation i into rank-1 (k = 1) or rank-2 (n, k) outputs: its index
+// and its distance, or with `keys` set its key itself (for merging the results of reference
+// chunks exactly; the distance follows from the key at the end).
 template <class Indices, class Distances>
 struct neighbour_output {
   Indices indices;
   Distances distances;
+  bool keys = false;
 
-  KOKKOS_INLINE_FUNCTION void write(std::int64_t i, int q, std::int64_t index,
-                                    double distance) const {
+  template <class Metric>
+  KOKKOS_INLINE_FUNCTION void write(std::int64_t i, int q, std::int64_t index, double key,
+                                    const Metric& metric) const {
+    const double value = keys ? key : metric.distance(key);
     if constexpr (Indices::rank == 1) {
       indices(i) = static_cast<typename Indices::non_const_value_type>(index);
-      distances(i) = static_cast<typename Distances::non_const_value_type>(distance);
+      distances(i) = static_cast<typename Distances::non_const_value_type>(value);
     } else {
       indices(i, q) = static_cast<typename Indices::non_const_value_type>(index);
-      distances(i, q) = static_cast<typename Distances::non_const_value_type>(distance);
+      distances(i, q) = static_cast<typename Distances::non_const_value_type>(value);
     }
   }
 };

@@ -163,7 +163,7 @@ __global__ void merge(Metric metric, int splits, int observation_count,
     return;
   }
   const auto o = metric.observation(i);
-  output.write(i, 0, best_index, metric.distance(metric.key(o, best_index)));
+  output.write(i, 0, best_index, metric.key(o, best_index), metric);
 }
 
 // (haversine, index) pairs ordered lexicographically: the smaller index wins equal distances.
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(resolve_block)
     if (threadIdx.x == 0) {
       for (int w = 1; w < resolve_block / 32; ++w)
         if (before(warp_h[w], warp_best[w], best_h, best)) best_h = warp_h[w], best = warp_best[w];
-      output.write(i, 0, best, metric.distance(best_h));
+      output.write(i, 0, best, best_h, metric);
     }
     __syncthreads();  // warp_h is reused by the next listed observation
   }

@@ -58,7 +58,7 @@ struct scan_blocks {
         const auto references_count = static_cast<std::int64_t>(metric.references.extent(0));
         impl::brute_force<Metric, 1, Output>{metric, output, references_count, 1}(i);
       } else {
-        output.write(i, 0, best[p], metric.distance(metric.key(metric.observation(i), best[p])));
+        output.write(i, 0, best[p], metric.key(metric.observation(i), best[p]), metric);
       }
     }
   }

@@ -231,6 +231,16 @@ struct to_float_unit_vectors {
 
 namespace kernwerk::impl {
 
+// Without options.memory_budget a call may use most of what the device has free now.
+template <>
+struct default_memory_budget<Kokkos::Cuda> {
+  static std::size_t bytes() {
+    std::size_t free = 0, total = 0;
+    cuda_impl::check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free / 10 * 8;
+  }
+};
+
 template <>
 struct nearest_tuned<Kokkos::Cuda> {
   static constexpr bool available = true;

@@ -125,8 +125,12 @@ int main(int argc, char* argv[]) {
         };
         run();  // warm-up
         // Spot-check before timing.
-        auto idx = host_inputs ? indices_host : Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
-        auto dist = host_inputs ? distances_host : Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), distances);
+        if (!host_inputs) {
+          Kokkos::deep_copy(indices_host, indices);
+          Kokkos::deep_copy(distances_host, distances);
+        }
+        const auto& idx = indices_host;
+        const auto& dist = distances_host;
         const reference::points o{obs_host.data(), n, 2}, r{ref_host.data(), m, 2};
         for (std::size_t s = 0; s < 64; ++s) {
           const std::size_t i = (s * 2654435761u) % n;

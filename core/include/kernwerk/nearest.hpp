@@ -21,6 +21,9 @@
 #if KERNWERK_ENABLE_CUDA_TUNED
 #include "kernwerk/cuda/nearest.hpp"
 #endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/nearest.hpp"
+#endif
 
 namespace kernwerk {
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Times the host peers of kernwerk::nearest (Debian's python3-numpy and python3-sklearn) at the
+sizes and on the distribution of kernwerk_bench_nearest, and writes JSON in its schema.
+
+  python3 perf/peers_host.py --machine NAME --json FILE [--sizes 16x13] [--repeat 3]
+
+Peers, all float64: NumPy broadcasting (the full haversine matrix, then argmin, in slices of
+observations so that it fits), scikit-learn's NearestNeighbors with the haversine metric by
+brute force and by ball tree (the tree's construction is timed with the queries). Each is
+spot-checked against a float64 haversine brute force: the count of wrong answers in 256 goes
+into the record.
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+from sklearn.neighbors import NearestNeighbors
+
+
+def numpy_broadcast(observations, references, slice_rows=4096):
+    out = np.empty(observations.shape[0], np.int64)
+    lat2, lon2 = references[None, :, 0], references[None, :, 1]
+    for start in range(0, observations.shape[0], slice_rows):
+        o = observations[start:start + slice_rows]
+        lat1, lon1 = o[:, None, 0], o[:, None, 1]
+        h = np.sin((lat2 - lat1) / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+        out[start:start + slice_rows] = np.argmin(h, axis=1)
+    return out
+
+
+def sklearn_nn(algorithm):
+    def run(observations, references):
+        model = NearestNeighbors(n_neighbors=1, metric="haversine", algorithm=algorithm, n_jobs=os.cpu_count())
+        model.fit(references)
+        return model.kneighbors(observations, return_distance=False)[:, 0]
+    return run
+
+
+def uniform_sphere(count, random):
+    return np.stack([np.arcsin(random.uniform(-1, 1, count)), np.pi * random.uniform(-1, 1, count)], 1)
+
+
+def wrong_of_256(observations, references, indices, random):
+    sample = random.choice(observations.shape[0], 256, replace=False)
+    o = observations[sample]
+    h = (np.sin((references[None, :, 0] - o[:, None, 0]) / 2) ** 2
+         + np.cos(o[:, None, 0]) * np.cos(references[None, :, 0]) * np.sin((references[None, :, 1] - o[:, None, 1]) / 2) ** 2)
+    return int(np.sum(h[np.arange(256), indices[sample]] > h.min(1)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="16x13")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--machine", default="unnamed")
+    parser.add_argument("--json", required=True)
+    args = parser.parse_args()
+    random = np.random.default_rng(2026)
+    records = []
+    for size in args.sizes.split(","):
+        log_n, log_m = (int(v) for v in size.split("x"))
+        n, m = 1 << log_n, 1 << log_m
+        observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
+        for name, run in (("numpy-broadcast", numpy_broadcast), ("sklearn-brute", sklearn_nn("brute")),
+                          ("sklearn-balltree", sklearn_nn("ball_tree"))):
+            times = []
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                indices = run(observations, references)
+                times.append(time.perf_counter() - start)
+            times.sort()
+            median = times[len(times) // 2]
+            wrong = wrong_of_256(observations, references, indices, random)
+            records.append({"variant": name, "observations": n, "references": m, "median_seconds": median,
+                            "best_seconds": times[0], "pairs_per_second": n * m / median, "wrong_of_256": wrong})
+            print(f"{name:17s} {n:9d} x {m:<6d} median {1e3 * median:10.1f} ms  wrong {wrong}/256", flush=True)
+    with open(args.json, "w") as f:
+        json.dump({"benchmark": "nearest", "machine": args.machine, "execution_space": "Python",
+                   "metric": "haversine", "precision": "float64", "repeat": args.repeat,
+                   "note": "host peers from Debian's python3-numpy and python3-sklearn", "results": records},
+                  f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

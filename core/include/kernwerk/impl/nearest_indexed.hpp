@@ -126,12 +126,48 @@ sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(const Execu
   return grid;
 }
 
+// Observations in the order of their grid cells, so that the threads of a warp search the
+// same cells: a counting sort by cell. It costs a few passes over the observations and pays on
+// GPUs with many observations per thread (measured on an H200: 2^24 x 2^14 from 7.0 to 4.1 ms,
+// but 2^16 x 2^16 from 0.21 to 0.30 ms); on the 2-core host it cost 30% at 2^16 x 2^13.
+inline bool order_pays(std::int64_t observations, std::int64_t concurrency) {
+  return concurrency >= 4096 && observations >= 16 * concurrency;
+}
+
+template <class Metric, class Grid, class Array>
+struct observation_cells {
+  Metric metric;
+  Grid grid;
+  Array counts, cell_of;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const auto o = metric.observation(i);
+    const int c = grid.cell(grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z));
+    cell_of(i) = c;
+    Kokkos::atomic_add(&counts(c), 1);
+  }
+};
+
+template <class Array>
+struct scatter_observations {
+  Array cursor, cell_of, order;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    order(Kokkos::atomic_fetch_add(&cursor(cell_of(i)), 1)) = static_cast<int>(i);
+  }
+};
+
+template <class Array>
+struct identity_order {
+  Array order;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = static_cast<int>(i); }
+};
+
 template <class Metric, class Grid, int Capacity, class Output>
 struct indexed_query {
   Metric metric;  // sphere_metric: observations, prepared references (for the keys)
   Grid grid;
   Output output;
   int k;
+  typename Grid::template array<int*> order;  // the observation each thread searches for
 
   KOKKOS_INLINE_FUNCTION static double squared(double v) { return v * v; }
 
@@ -178,7 +214,8 @@ struct indexed_query {
     }
   }
 
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = order(t);
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
     const int c[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
@@ -207,19 +244,44 @@ void nearest_indexed(const ExecutionSpace& space, const Observations& observatio
                      const References& references, const Output& output, int k, double scale,
                      double radius) {
   using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using grid_type = sphere_grid<memory_space>;
+  using array = typename grid_type::template array<int*>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
-  workspace<memory_space> scratch(sphere_points_bytes<memory_space>(m) +
-                                  sphere_grid<memory_space>::bytes(m));
+  const auto n = static_cast<std::int64_t>(observations.extent(0));
+  const std::int64_t cells = grid_type::cell_count(grid_cells_per_axis(m));
+  using scratch_type = workspace<memory_space>;
+  scratch_type scratch(sphere_points_bytes<memory_space>(m) + grid_type::bytes(m) +
+                       2 * scratch_type::template bytes_for<int>(cells + 1) +
+                       2 * scratch_type::template bytes_for<int>(n));
   const auto prepared = prepare_sphere_references(space, references, scale, scratch);
   const auto grid = build_sphere_grid(space, prepared, scratch);
-  using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
+  using metric_type = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
+  const metric_type metric{observations, prepared, scale, radius};
+
+  const array order(scratch.template take<int>(n), n);
+  if (order_pays(n, space.concurrency())) {
+    const array counts(scratch.template take<int>(cells + 1), cells + 1);
+    const array cursor(scratch.template take<int>(cells + 1), cells + 1);
+    const array cell_of(scratch.template take<int>(n), n);
+    Kokkos::deep_copy(space, counts, 0);
+    Kokkos::parallel_for("kernwerk::nearest::observation_cells", policy(space, 0, n),
+                         observation_cells<metric_type, grid_type, array>{metric, grid, counts,
+                                                                           cell_of});
+    Kokkos::parallel_scan("kernwerk::nearest::observation_scan", policy(space, 0, cells + 1),
+                          exclusive_prefix<array>{counts});
+    Kokkos::deep_copy(space, cursor, counts);
+    Kokkos::parallel_for("kernwerk::nearest::observation_order", policy(space, 0, n),
+                         scatter_observations<array>{cursor, cell_of, order});
+  } else {
+    Kokkos::parallel_for("kernwerk::nearest::observation_identity", policy(space, 0, n),
+                         identity_order<array>{order});
+  }
   with_capacity(k, [&](auto capacity) {
     Kokkos::parallel_for(
-        "kernwerk::nearest::indexed",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-            space, 0, static_cast<std::int64_t>(observations.extent(0))),
-        indexed_query<metric, std::remove_const_t<decltype(grid)>, decltype(capacity)::value, Output>{
-            metric{observations, prepared, scale, radius}, grid, output, k});
+        "kernwerk::nearest::indexed", policy(space, 0, n),
+        indexed_query<metric_type, std::remove_const_t<decltype(grid)>, decltype(capacity)::value,
+                      Output>{metric, grid, output, k, order});
   });
   space.fence();  // before the workspace is released
 }

@@ -285,6 +285,31 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit f
 }
 TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("nearest: the indexed search in grid-cell order agrees", Space,
+                          indexed_order) {
+  auto references = uniform_sphere(6000, 35);
+  for (std::size_t j = 0; j < 100; ++j)
+    references.add(references.values[2 * j], references.values[2 * j + 1]);
+  auto observations = uniform_sphere(4000, 36);
+  for (std::size_t j = 0; j < 100; ++j)
+    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  nearest_options indexed;
+  indexed.method = method_kind::indexed;
+  for (std::size_t k : {1u, 3u}) {
+    CAPTURE(k);
+    const auto plain = run_nearest<Space>(observations, references, indexed, k);
+    impl::order_policy::min_concurrency = 0;  // every set goes through the counting sort
+    impl::order_policy::per_thread = 0;
+    const auto ordered = run_nearest<Space>(observations, references, indexed, k);
+    impl::order_policy::min_concurrency = 4096;
+    impl::order_policy::per_thread = 16;
+    CHECK(ordered.indices == plain.indices);
+    CHECK(ordered.distances == plain.distances);
+    check_all(observations, references, ordered, indexed);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(indexed_order, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("nearest: chunked under a memory budget, bit for bit", Space, chunked) {
   auto references = uniform_sphere(5000, 29);
   for (std::size_t j = 0; j < 200; ++j)  // duplicates across chunk boundaries

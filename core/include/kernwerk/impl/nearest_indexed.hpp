@@ -130,8 +130,13 @@ sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(const Execu
 // same cells: a counting sort by cell. It costs a few passes over the observations and pays on
 // GPUs with many observations per thread (measured on an H200: 2^24 x 2^14 from 7.0 to 4.1 ms,
 // but 2^16 x 2^16 from 0.21 to 0.30 ms); on the 2-core host it cost 30% at 2^16 x 2^13.
+struct order_policy {  // tests lower these to take the ordered search on small sets
+  static inline std::int64_t min_concurrency = 4096;
+  static inline std::int64_t per_thread = 16;
+};
 inline bool order_pays(std::int64_t observations, std::int64_t concurrency) {
-  return concurrency >= 4096 && observations >= 16 * concurrency;
+  return concurrency >= order_policy::min_concurrency &&
+         observations >= order_policy::per_thread * concurrency;
 }
 
 template <class Metric, class Grid, class Array>

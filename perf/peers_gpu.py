@@ -14,9 +14,9 @@ exact, and this shows where they are not.
 import argparse
 import json
 import math
-import time
 
 import numpy as np
+from peers_common import record, timed, uniform_sphere, wrong_of_256  # noqa: E402
 
 if not hasattr(np, "row_stack"):  # numba-cuda on numpy 2 expects it
     np.row_stack = np.vstack
@@ -103,31 +103,6 @@ def torch_matmul(observations, references, slice_rows=1 << 15):
     return result.cpu().numpy()
 
 
-def uniform_sphere(count, random):
-    return np.stack([np.arcsin(random.uniform(-1, 1, count)), np.pi * random.uniform(-1, 1, count)], 1)
-
-
-def wrong_of_256(observations, references, indices, random):
-    sample = random.choice(observations.shape[0], 256, replace=False)
-    o = observations[sample]
-    h = (np.sin((references[None, :, 0] - o[:, None, 0]) / 2) ** 2
-         + np.cos(o[:, None, 0]) * np.cos(references[None, :, 0]) * np.sin((references[None, :, 1] - o[:, None, 1]) / 2) ** 2)
-    best = h.min(1)
-    mine = h[np.arange(256), indices[sample]]
-    return int(np.sum(mine > best))
-
-
-def best_of(run, repeat):
-    run()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2], times[0], result
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="16x13,16x16,24x14")
@@ -151,10 +126,9 @@ def main():
             tr = torch.tensor(references, dtype=dtype, device="cuda")
             peers.append((name, lambda to=to, tr=tr: torch_matmul(to, tr)))
         for name, run in peers:
-            median, best, indices = best_of(run, args.repeat)
+            median, best, indices = timed(run, args.repeat, warm_up=True)
             wrong = wrong_of_256(observations, references, indices, random)
-            records.append({"variant": name, "observations": n, "references": m, "median_seconds": median,
-                            "best_seconds": best, "pairs_per_second": n * m / median, "wrong_of_256": wrong})
+            records.append(record(name, n, m, median, best, wrong))
             print(f"{name:15s} {n:9d} x {m:<6d} median {1e3 * median:10.3f} ms  wrong {wrong}/256", flush=True)
     with open(args.json, "w") as f:
         json.dump({"benchmark": "nearest", "machine": args.machine, "execution_space": "Cuda",

@@ -13,9 +13,9 @@ into the record.
 import argparse
 import json
 import os
-import time
 
 import numpy as np
+from peers_common import record, timed, uniform_sphere, wrong_of_256
 from sklearn.neighbors import NearestNeighbors
 
 
@@ -38,18 +38,6 @@ def sklearn_nn(algorithm):
     return run
 
 
-def uniform_sphere(count, random):
-    return np.stack([np.arcsin(random.uniform(-1, 1, count)), np.pi * random.uniform(-1, 1, count)], 1)
-
-
-def wrong_of_256(observations, references, indices, random):
-    sample = random.choice(observations.shape[0], 256, replace=False)
-    o = observations[sample]
-    h = (np.sin((references[None, :, 0] - o[:, None, 0]) / 2) ** 2
-         + np.cos(o[:, None, 0]) * np.cos(references[None, :, 0]) * np.sin((references[None, :, 1] - o[:, None, 1]) / 2) ** 2)
-    return int(np.sum(h[np.arange(256), indices[sample]] > h.min(1)))
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="16x13")
@@ -65,16 +53,10 @@ def main():
         observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
         for name, run in (("numpy-broadcast", numpy_broadcast), ("sklearn-brute", sklearn_nn("brute")),
                           ("sklearn-balltree", sklearn_nn("ball_tree"))):
-            times = []
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                indices = run(observations, references)
-                times.append(time.perf_counter() - start)
-            times.sort()
-            median = times[len(times) // 2]
+            # sklearn builds its tree inside run(): every timed call pays for it, no warm-up
+            median, best, indices = timed(lambda: run(observations, references), args.repeat, warm_up=False)
             wrong = wrong_of_256(observations, references, indices, random)
-            records.append({"variant": name, "observations": n, "references": m, "median_seconds": median,
-                            "best_seconds": times[0], "pairs_per_second": n * m / median, "wrong_of_256": wrong})
+            records.append(record(name, n, m, median, best, wrong))
             print(f"{name:17s} {n:9d} x {m:<6d} median {1e3 * median:10.1f} ms  wrong {wrong}/256", flush=True)
     with open(args.json, "w") as f:
         json.dump({"benchmark": "nearest", "machine": args.machine, "execution_space": "Python",

@@ -23,6 +23,10 @@ struct host_points {
   std::size_t count() const { return values.size() / dimension; }
   void add(double a, double b) { values.insert(values.end(), {a, b}); }
   void add(double a, double b, double c) { values.insert(values.end(), {a, b, c}); }
+  // Appends a copy of point j of `from` (2 coordinates): duplicates for the tie tests.
+  void add_copy(const host_points& from, std::size_t j) {
+    add(from.values[2 * j], from.values[2 * j + 1]);
+  }
   reference::points view() const { return {values.data(), count(), dimension}; }
 };
 
@@ -98,6 +102,20 @@ neighbours run_nearest(const host_points& observations, const host_points& refer
   }
   return {to_host_vector<std::int64_t, Space>(indices), to_host_vector<double, Space>(distances),
           k};
+}
+
+// Runs kernwerk::nearest on Space with unmanaged host Views over the vectors (rank-1 outputs).
+template <class Space>
+void run_on_host_views(const host_points& observations, const host_points& references,
+                       std::vector<std::int64_t>& indices, std::vector<double>& distances,
+                       const nearest_options& options) {
+  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryUnmanaged>;
+  kernwerk::nearest(Space(), host_matrix(observations.values.data(), observations.count(), 2),
+                    host_matrix(references.values.data(), references.count(), 2),
+                    Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
+                    Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()),
+                    options);
 }
 
 // The ways a test runs nearest on Space: the brute force (generic, and tuned where the build

@@ -95,11 +95,11 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: duplicates and ties go to the smallest index
   auto references = uniform_sphere(200, 7);
   // Reference 250 onwards repeat references 10..59; reference 300 onwards repeat them again.
   for (int copy = 0; copy < 2; ++copy) {
-    for (std::size_t j = 10; j < 60; ++j) references.add(references.values[2 * j], references.values[2 * j + 1]);
+    for (std::size_t j = 10; j < 60; ++j) references.add_copy(references, j);
   }
   host_points observations;
   for (std::size_t j = 10; j < 60; ++j)
-    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+    observations.add_copy(references, j);
   // Symmetric exact ties around (0.5, 0.5): four references at the same float64 distance.
   host_points symmetric;
   symmetric.add(0.9, 0.0);  // farther: a decoy with a smaller index
@@ -182,16 +182,10 @@ TEST_CASE_TEMPLATE_APPLY(euclidean, enabled_spaces);
 TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with any execution space", Space, host_views) {
   const auto observations = uniform_sphere(300, 11);
   const auto references = uniform_sphere(100, 12);
-  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                   Kokkos::MemoryUnmanaged>;
   std::vector<std::int64_t> indices(observations.count() + 5, -7);
   std::vector<double> distances(observations.count() + 5, -7.0);
   const nearest_options options;
-  kernwerk::nearest(Space(), host_matrix(observations.values.data(), observations.count(), 2),
-                    host_matrix(references.values.data(), references.count(), 2),
-                    Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
-                    Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()),
-                    options);
+  run_on_host_views<Space>(observations, references, indices, distances, options);
   check_all(observations, references, {indices, distances}, options);
   // Outputs longer than the observations keep their tail.
   for (std::size_t k = observations.count(); k < indices.size(); ++k) {
@@ -204,9 +198,9 @@ TEST_CASE_TEMPLATE_APPLY(host_views, enabled_spaces);
 TEST_CASE_TEMPLATE_DEFINE("nearest: k nearest, sorted, ties by index", Space, k_nearest) {
   auto references = uniform_sphere(900, 17);
   for (std::size_t j = 0; j < 40; ++j)  // duplicates: equal distances among the k
-    references.add(references.values[2 * j], references.values[2 * j + 1]);
+    references.add_copy(references, j);
   auto observations = uniform_sphere(400, 18);
-  for (std::size_t j = 0; j < 40; ++j) observations.add(references.values[2 * j], references.values[2 * j + 1]);
+  for (std::size_t j = 0; j < 40; ++j) observations.add_copy(references, j);
   observations.add(M_PI / 2, 0.3);  // the pole and the date line
   observations.add(0.2, M_PI);
   for (std::size_t k : {2u, 3u, 8u, 17u, 32u}) {
@@ -265,7 +259,7 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit f
   for (std::size_t k = 0; k < 2000; ++k)
     observations.add(0.7 + 1e-6 * std::sin(double(k)), 2.0 + 1e-6 * std::cos(3.0 * k));
   for (std::size_t k = 0; k < 500; ++k)
-    observations.add(references.values[2 * (7 * k)], references.values[2 * (7 * k) + 1]);
+    observations.add_copy(references, 7 * k);
   const auto all = variants<Space>();
   const auto first = run_nearest<Space>(observations, references, all[0].options);
   check_all(observations, references, first, all[0].options);
@@ -289,10 +283,10 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: the indexed search in grid-cell order agrees
                           indexed_order) {
   auto references = uniform_sphere(6000, 35);
   for (std::size_t j = 0; j < 100; ++j)
-    references.add(references.values[2 * j], references.values[2 * j + 1]);
+    references.add_copy(references, j);
   auto observations = uniform_sphere(4000, 36);
   for (std::size_t j = 0; j < 100; ++j)
-    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+    observations.add_copy(references, j);
   nearest_options indexed;
   indexed.method = method_kind::indexed;
   for (std::size_t k : {1u, 3u}) {
@@ -313,10 +307,10 @@ TEST_CASE_TEMPLATE_APPLY(indexed_order, enabled_spaces);
 TEST_CASE_TEMPLATE_DEFINE("nearest: chunked under a memory budget, bit for bit", Space, chunked) {
   auto references = uniform_sphere(5000, 29);
   for (std::size_t j = 0; j < 200; ++j)  // duplicates across chunk boundaries
-    references.add(references.values[2 * j], references.values[2 * j + 1]);
+    references.add_copy(references, j);
   auto observations = uniform_sphere(3000, 30);
   for (std::size_t j = 0; j < 200; ++j)
-    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+    observations.add_copy(references, j);
   for (std::size_t k : {1u, 4u}) {
     for (const auto& v : variants<Space>(metric_kind::haversine, int(k))) {
       CAPTURE(k);
@@ -356,17 +350,11 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with a budget below the sets", Sp
   // The case the budget is for: inputs in host memory, larger than the budget, any space.
   const auto observations = uniform_sphere(3000, 33);
   const auto references = uniform_sphere(5000, 34);
-  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                   Kokkos::MemoryUnmanaged>;
   std::vector<std::int64_t> indices(observations.count());
   std::vector<double> distances(observations.count());
   nearest_options options;
   options.memory_budget = 160 << 10;  // inputs alone are 125 KiB, with scratch far more
-  kernwerk::nearest(Space(), host_matrix(observations.values.data(), observations.count(), 2),
-                    host_matrix(references.values.data(), references.count(), 2),
-                    Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
-                    Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()),
-                    options);
+  run_on_host_views<Space>(observations, references, indices, distances, options);
   check_all(observations, references, {indices, distances}, options);
 }
 TEST_CASE_TEMPLATE_APPLY(chunked_host_views, enabled_spaces);
@@ -375,11 +363,11 @@ TEST_CASE_TEMPLATE_APPLY(chunked_host_views, enabled_spaces);
 TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
   auto references = uniform_sphere(3000, 25);
   for (std::size_t j = 0; j < 300; ++j)  // duplicates and a tail shorter than a vector
-    references.add(references.values[2 * j], references.values[2 * j + 1]);
+    references.add_copy(references, j);
   references.add(0.1, 0.2);
   auto observations = uniform_sphere(1001, 26);
   for (std::size_t j = 0; j < 100; ++j)
-    observations.add(references.values[2 * j], references.values[2 * j + 1]);
+    observations.add_copy(references, j);
   nearest_options tuned;
   tuned.method = method_kind::brute;
   tuned.implementation = implementation_kind::tuned;

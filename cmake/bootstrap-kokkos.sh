@@ -69,12 +69,8 @@ kokkos_arch_option() {
 }
 
 main() {
-  [[ -f $prefix/.kernwerk-complete ]] && exit 0
-  local arch_opt src build
+  local arch_opt src build stamp
   arch_opt=$(kokkos_arch_option)
-  src=$(prepare_source)
-  build=$cache/build-$(basename "$prefix")
-  rm -rf "$build" "$prefix"
   local -a opts=(
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix"
     -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON
@@ -84,14 +80,23 @@ main() {
   case $backend in
     host) opts+=(-DKokkos_ENABLE_OPENMP=ON) ;;
     cuda)
+      # OpenMP as the host space: host-side work of a GPU call (validating and staging host
+      # Views) runs on all cores.
       command -v nvcc >/dev/null || fail "nvcc not found (expected at /usr/local/cuda/bin)"
-      opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
-             -DKokkos_ENABLE_CUDA_CONSTEXPR=ON -DCMAKE_CXX_COMPILER="$src/bin/nvcc_wrapper" "$arch_opt") ;;
+      opts+=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
+             -DKokkos_ENABLE_CUDA_CONSTEXPR=ON -DCMAKE_CXX_COMPILER=nvcc_wrapper "$arch_opt") ;;
     hip)
       command -v hipcc >/dev/null || fail "hipcc not found (Debian package hipcc)"
       opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_HIP=ON -DCMAKE_CXX_COMPILER=hipcc "$arch_opt") ;;
     *) fail "unknown backend '$backend'" ;;
   esac
+  # The stamp names the options and patches: a change rebuilds.
+  stamp=$prefix/.kernwerk-complete-$( (printf '%s\n' "${opts[@]}"; cat "$here"/patches/*.patch) | sha256sum | cut -c1-12)
+  [[ -f $stamp ]] && exit 0
+  src=$(prepare_source)
+  opts=("${opts[@]/#-DCMAKE_CXX_COMPILER=nvcc_wrapper/-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper}")
+  build=$cache/build-$(basename "$prefix")
+  rm -rf "$build" "$prefix"
   echo "kw: building Kokkos 3.4.01 ($backend${arch:+ $arch}) into $prefix"
   cmake -S "$src" -B "$build" -G Ninja "${opts[@]}" > "$build.configure.log" 2>&1 \
     || { tail -n 40 "$build.configure.log"; fail "configure failed (log: $build.configure.log)"; }
@@ -99,7 +104,7 @@ main() {
     || { tail -n 40 "$build.build.log"; fail "build failed (log: $build.build.log)"; }
   cmake --install "$build" > /dev/null
   rm -rf "$build"
-  touch "$prefix/.kernwerk-complete"
+  touch "$stamp"
 }
 
 main

@@ -3,9 +3,10 @@
 //
 //   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--variants generic,tuned,indexed]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
-//                          [--host-inputs 1] [--budget BYTES]
-// --host-inputs 1 passes host Views (the copies to the device are timed, cut into chunks when
-// the sets exceed --budget).
+//                          [--host-inputs 1|copy] [--budget BYTES]
+// --host-inputs 1 passes host Views: the copies are timed, and go through kernwerk's chunk
+// pipeline (copies beside the computation; chunks also bound by --budget). --host-inputs copy
+// times what a caller without it does: copy the sets in, compute, copy the results out.
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, indexed the indexed method. Each timed configuration is first
 // spot-checked against the float64 brute force; a wrong answer stops the benchmark.
@@ -67,7 +68,7 @@ int main(int argc, char* argv[]) {
   std::string sizes = "16x13,16x16,24x14", variants = "generic,indexed", machine = "unnamed",
               json;
   int repeat = 5;
-  bool host_inputs = false;
+  enum { device_inputs, pipelined, copied } host_inputs = device_inputs;
   std::size_t budget = 0;
   for (int k = 1; k < argc; ++k) {
     const std::string flag = argv[k];
@@ -81,7 +82,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
-    else if (flag == "--host-inputs") host_inputs = value == "1";
+    else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
@@ -118,14 +119,21 @@ int main(int argc, char* argv[]) {
         }
         options.memory_budget = budget;
         const auto run = [&] {
-          if (host_inputs)
+          if (host_inputs == pipelined) {
             kernwerk::nearest(space(), obs_in_host, ref_in_host, indices_host, distances_host, options);
-          else
+          } else if (host_inputs == copied) {  // what a caller does by hand: copy, compute, copy
+            Kokkos::deep_copy(obs, obs_in_host);
+            Kokkos::deep_copy(ref, ref_in_host);
             kernwerk::nearest(space(), obs, ref, indices, distances, options);
+            Kokkos::deep_copy(indices_host, indices);
+            Kokkos::deep_copy(distances_host, distances);
+          } else {
+            kernwerk::nearest(space(), obs, ref, indices, distances, options);
+          }
         };
         run();  // warm-up
         // Spot-check before timing.
-        if (!host_inputs) {
+        if (host_inputs == device_inputs) {
           Kokkos::deep_copy(indices_host, indices);
           Kokkos::deep_copy(distances_host, distances);
         }
@@ -148,7 +156,8 @@ int main(int argc, char* argv[]) {
         }
         std::sort(times.begin(), times.end());
         std::string label = name;
-        if (host_inputs) label += " (host inputs)";
+        if (host_inputs == pipelined) label += " (host inputs)";
+        if (host_inputs == copied) label += " (host inputs, copy then compute)";
         if (budget) label += " budget " + std::to_string(budget) + " bytes";
         records.push_back({label, n, m, times[times.size() / 2], times.front()});
         const auto& last = records.back();

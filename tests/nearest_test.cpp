@@ -359,6 +359,37 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with a budget below the sets", Sp
 }
 TEST_CASE_TEMPLATE_APPLY(chunked_host_views, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("nearest: host Views large enough for the chunk pipeline", Space,
+                          pipelined_host_views) {
+  // On a GPU, host sets this large go through the pipeline (copies beside the computation)
+  // even when they fit; outputs of other types and layouts are converted on the way out.
+  const std::size_t n = impl::pipeline_min_rows + 4321, k = 2;
+  const auto observations = uniform_sphere(n, 35);
+  const auto references = uniform_sphere(700, 36);
+  const auto expected = run_nearest<Space, float, Kokkos::LayoutLeft>(observations, references,
+                                                                      nearest_options{}, k);
+  Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::HostSpace> obs("obs", n, 2), ref("ref", 700, 2);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < 2; ++d) obs(i, d) = float(observations.values[2 * i + d]);
+  for (std::size_t i = 0; i < 700; ++i)
+    for (int d = 0; d < 2; ++d) ref(i, d) = float(references.values[2 * i + d]);
+  for (std::size_t budget : {std::size_t(0), std::size_t(4) << 20}) {
+    CAPTURE(budget);
+    nearest_options options;
+    options.memory_budget = budget;
+    Kokkos::View<std::int32_t**, Kokkos::LayoutLeft, Kokkos::HostSpace> indices("indices", n, k);
+    Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::HostSpace> distances("distances", n, k);
+    kernwerk::nearest(Space(), obs, ref, indices, distances, options);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t q = 0; q < k; ++q)
+        wrong += indices(i, q) != expected.indices[i * k + q] ||
+                 distances(i, q) != float(expected.distances[i * k + q]);
+    CHECK(wrong == 0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(pipelined_host_views, enabled_spaces);
+
 #if KERNWERK_ENABLE_HOST_TUNED
 TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
   auto references = uniform_sphere(3000, 25);

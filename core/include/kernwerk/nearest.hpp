@@ -11,8 +11,9 @@
 // float64 distance the smallest index wins. Every method and implementation returns the same.
 //
 // Views that the execution space cannot access are copied into its memory space for the
-// call (and results copied back), in chunks when they exceed options.memory_budget: pass
-// Views in ExecutionSpace::memory_space to avoid the copies.
+// call (and results copied back), in chunks when they exceed options.memory_budget, and as a
+// pipeline beside the computation for large observation sets: pass Views in
+// ExecutionSpace::memory_space to avoid the copies.
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 

@@ -62,6 +62,8 @@ std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Poin
 }
 
 inline constexpr int max_neighbours = 32;
+// Observation sets out of the execution space's reach from this size on are pipelined.
+inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
 }  // namespace kernwerk::impl
 
@@ -244,8 +246,17 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       nearest_generic(space, obs, ref, output, wanted, haversine_metric, scale, options.radius);
     }
   };
-  if (needed > double(budget)) {
-    const auto plan = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
+  // Large sets in memory the execution space does not reach go through the chunk pipeline even
+  // when they fit, so that their copies overlap the computation (8 chunks or more).
+  constexpr bool outputs_reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
+  const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
+  if (needed > double(budget) || pipelined) {
+    auto plan = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
+    if (pipelined)
+      plan.observation_rows =
+          std::min(plan.observation_rows, std::max(pipeline_min_rows / 8, (n + 7) / 8));
     if (haversine_metric)
       nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
                       run_method, sphere_distance{options.radius});

@@ -2,6 +2,8 @@
 // A per-memory-space scratch buffer that grows and is kept between calls: device allocations
 // (cudaMalloc, cudaFree) cost more than small kernels, so hot paths borrow this instead.
 // A borrower holds the lock until its kernels have finished (it fences before returning).
+// Purpose keeps buffers of one memory space apart where one borrower calls another (the chunk
+// pipeline's page-locked staging and the methods it runs).
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -11,7 +13,7 @@
 
 namespace kernwerk::impl {
 
-template <class MemorySpace>
+template <class MemorySpace, class Purpose = void>
 class workspace {
  public:
   // Locks the buffer for the caller's lifetime and returns at least `bytes` of it.

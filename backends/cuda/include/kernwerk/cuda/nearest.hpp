@@ -34,6 +34,14 @@ struct cuda_runtime {
   static void check_launch(const char* kernel) {
     check(cudaGetLastError(), (std::string(kernel) + " kernel launch").c_str());
   }
+  using stream_type = cudaStream_t;
+  // Non-blocking: no implicit synchronisation with the default stream Kokkos computes on.
+  static cudaStream_t create_stream() {
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    return stream;
+  }
+  static void destroy_stream(cudaStream_t stream) { cudaStreamDestroy(stream); }
   static std::size_t free_memory() {
     std::size_t free = 0, total = 0;
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
@@ -49,6 +57,14 @@ struct nearest_tuned<Kokkos::Cuda> : gpu_impl::nearest_gpu_tuned<cuda_impl::cuda
 template <>
 struct default_memory_budget<Kokkos::Cuda>
     : gpu_impl::device_memory_budget<cuda_impl::cuda_runtime> {};
+template <>
+struct transfer_queue<Kokkos::Cuda> : gpu_impl::gpu_transfer_queue<cuda_impl::cuda_runtime> {
+  using gpu_impl::gpu_transfer_queue<cuda_impl::cuda_runtime>::gpu_transfer_queue;
+};
+template <>
+struct staging_memory<Kokkos::Cuda> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
 }  // namespace kernwerk::impl
 
 #endif  // KOKKOS_ENABLE_CUDA

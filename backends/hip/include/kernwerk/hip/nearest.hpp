@@ -34,6 +34,14 @@ struct hip_runtime {
   static void check_launch(const char* kernel) {
     check(hipGetLastError(), (std::string(kernel) + " kernel launch").c_str());
   }
+  using stream_type = hipStream_t;
+  // Non-blocking: no implicit synchronisation with the default stream Kokkos computes on.
+  static hipStream_t create_stream() {
+    hipStream_t stream = nullptr;
+    check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    return stream;
+  }
+  static void destroy_stream(hipStream_t stream) { hipStreamDestroy(stream); }
   static std::size_t free_memory() {
     std::size_t free = 0, total = 0;
     check(hipMemGetInfo(&free, &total), "hipMemGetInfo");
@@ -50,6 +58,18 @@ struct nearest_tuned<Kokkos::Experimental::HIP>
 template <>
 struct default_memory_budget<Kokkos::Experimental::HIP>
     : gpu_impl::device_memory_budget<hip_impl::hip_runtime> {};
+template <>
+struct transfer_queue<Kokkos::Experimental::HIP> : gpu_impl::gpu_transfer_queue<hip_impl::hip_runtime> {
+  using gpu_impl::gpu_transfer_queue<hip_impl::hip_runtime>::gpu_transfer_queue;
+};
+template <>
+struct staging_memory<Kokkos::Experimental::HIP> {
+#if KOKKOS_VERSION >= 40000
+  using type = Kokkos::HIPHostPinnedSpace;
+#else
+  using type = Kokkos::Experimental::HIPHostPinnedSpace;
+#endif
+};
 }  // namespace kernwerk::impl
 
 #endif  // KOKKOS_ENABLE_HIP

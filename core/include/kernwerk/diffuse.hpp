@@ -1,0 +1,44 @@
+#pragma once
+// Explicit 2-D diffusion on a grid: `steps` times, field -= coeff * L(field), where
+// L(f)(i, j) = 4 f(i, j) - (sum of the up to four neighbours of (i, j) inside the grid): the
+// course's 5-point stencil, with neighbours outside the grid left out (as if they were 0).
+// Every step reads the whole previous field (double-buffered), so the result does not depend
+// on the order in which cells are updated.
+//
+// The optional laplacian output receives L of the field the last step started from (of the
+// field as given when steps = 0). Fields are rank-2 Views of float or double, any layout, in
+// memory the execution space reaches.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "kernwerk/error.hpp"
+#include "kernwerk/implementation.hpp"
+#include "kernwerk/impl/diffuse_generic.hpp"
+#include "kernwerk/impl/profiling.hpp"
+#include "kernwerk/impl/view_checks.hpp"
+
+namespace kernwerk {
+
+struct diffuse_options {
+  double coeff = 0.25;  // stable for 0 <= coeff <= 0.25
+  implementation_kind implementation = implementation_kind::automatic;
+};
+
+template <class ExecutionSpace, class Field, class Laplacian>
+void diffuse(const ExecutionSpace& space, const Field& field, std::int64_t steps,
+             const Laplacian& laplacian, const diffuse_options& options = {}) {
+  impl::scoped_region region("kernwerk::diffuse");
+  impl::check_diffuse(space, field, steps, laplacian, options.coeff);
+  impl::diffuse_dispatch(space, field, steps, laplacian, options.coeff, options.implementation);
+}
+
+template <class ExecutionSpace, class Field>
+void diffuse(const ExecutionSpace& space, const Field& field, std::int64_t steps,
+             const diffuse_options& options = {}) {
+  diffuse(space, field, steps, impl::no_laplacian<Field>(), options);
+}
+
+}  // namespace kernwerk

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The nearest-neighbour record of a GPU machine in one run: the CUDA test suites, the
+# measured ceilings, kernwerk's variants (inputs on the device, then on the host through the
+# chunk pipeline), and the peers (the course's Numba kernel, CuPy, PyTorch; ArborX where a
+# binary of its peer program is given). Results go to OUTDIR in perf/results/'s schema; a
+# short table is printed last.
+#
+#   perf/device_nearest.sh MACHINE OUTDIR [ARBORX_PEER]
+#
+# Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`.
+# ARBORX_PEER: a program built outside this repository that prints a JSON list of records
+# (variant, observations, references, median_seconds, best_seconds, pairs_per_second,
+# wrong_of_256) for the three sizes; it is wrapped here with the machine's name.
+set -uo pipefail
+machine=${1:?machine name} out=${2:?output folder} arborx=${3:-}
+bin=build/cuda/bin
+mkdir -p "$out"
+failed=0
+step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, notes a failure
+  local name=$1
+  shift
+  echo "== $name" >&2
+  if ! "$@" > "$out/$name.log" 2>&1; then
+    echo "FAILED: $name (see $name.log)" >&2
+    tail -20 "$out/$name.log" >&2
+    failed=1
+  fi
+}
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
+step tests "$bin/kernwerk_tests"
+step cli_tests "$bin/kernwerk_cli_tests"
+step ceilings "$bin/kernwerk_ceilings" --machine "$machine" --json "$out/ceilings-cuda-$machine.json"
+step nearest "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 16x13,16x16,24x14 \
+  --variants generic,tuned,indexed --repeat 9 --json "$out/nearest-cuda-$machine.json"
+step host_inputs "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 24x14 \
+  --variants tuned,indexed --repeat 5 --host-inputs 1 \
+  --json "$out/nearest-cuda-host-inputs-$machine.json"
+step host_inputs_copy "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 24x14 \
+  --variants tuned,indexed --repeat 5 --host-inputs copy \
+  --json "$out/nearest-cuda-host-copy-$machine.json"
+step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 24x14 \
+  --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
+  --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
+step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
+if [[ -n $arborx ]]; then
+  step arborx "$arborx" 9
+  python3 - "$machine" "$out" <<'EOF' || failed=1
+import json, sys
+machine, out = sys.argv[1:]
+text = open(f"{out}/arborx.log").read()
+results = json.loads(text[text.find("["):])
+with open(f"{out}/nearest-peers-arborx-cuda-{machine}.json", "w") as f:
+    json.dump({"benchmark": "nearest", "machine": machine, "execution_space": "Cuda",
+               "metric": "haversine (argmin by float32 chord)", "precision": "float32 coordinates",
+               "repeat": 9, "note": "ArborX 1.2 BVH on Kokkos 3.4.01: unit vectors, build and query",
+               "results": results}, f, indent=1)
+EOF
+fi
+
+grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log"
+python3 - "$out" <<'EOF'
+import glob, json, sys
+for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json")):
+    for r in json.load(open(path))["results"]:
+        print(f"{r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1}"
+              f"  {1e3 * r['median_seconds']:10.3f} ms  {r.get('wrong_of_256', 'exact')}")
+EOF
+exit $failed

@@ -11,6 +11,8 @@
 
 #include "execution_spaces.hpp"
 #include "kernwerk/diffuse.hpp"
+#include "kernwerk/impl/math.hpp"
+#include "kernwerk/integrate.hpp"
 #include "kernwerk/reductions.hpp"
 #include "kernwerk/transform.hpp"
 
@@ -57,6 +59,23 @@ struct inverse_square {
 };
 struct fma3 {
   KOKKOS_INLINE_FUNCTION float operator()(float a, float b, float c) const { return a * b + c; }
+};
+
+struct sine_of_sum {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return impl::math::sin(x + y); }
+};
+struct bilinear {  // the midpoint rule integrates it exactly
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return 3 * x * y - x + 2 * y + 1; }
+};
+struct bumpy {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return impl::math::exp(-x * x - 0.5 * y) * (1 + x * y * y);
+  }
+};
+struct nan_at_corner {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return x > 0.99 && y > 0.99 ? 0.0 / (x - x) : 1.0;
+  }
 };
 
 TEST_CASE_TEMPLATE_DEFINE("sum, dot, norm2 against float64 loops", Space, vector_reductions) {
@@ -193,6 +212,43 @@ TEST_CASE_TEMPLATE_DEFINE("transform: shipped maps, fused, in place, bad argumen
   }
 }
 TEST_CASE_TEMPLATE_APPLY(transforms, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("integrate2d against exact integrals and the float64 loop", Space,
+                          integration) {
+  for (auto kind : {implementation_kind::generic, implementation_kind::automatic}) {
+    CAPTURE(to_string(kind));
+    const integrate_options options{kind};
+    // Bilinear: exact for any n, m (here 3 x 7 points, and 1 x 1).
+    const double exact = 3 * (4.0 / 2) * (9.0 / 2 - 1.0 / 2) - (4.0 / 2) * 2 + 2 * 2 * (9.0 / 2 - 1.0 / 2) + 2 * 2;
+    CHECK(integrate2d(Space(), bilinear{}, 0, 2, 1, 3, 3, 7, options) == doctest::Approx(exact).epsilon(1e-14));
+    CHECK(integrate2d(Space(), bilinear{}, 0, 2, 1, 3, 1, 1, options) == doctest::Approx(exact).epsilon(1e-14));
+    // The course's integral: 0, with midpoint error O(h^2) (symmetric here: far smaller).
+    const double pi = 3.14159265358979323846;
+    CHECK(std::abs(integrate2d(Space(), sine_of_sum{}, 0, pi, 0, pi, 2000, 3000, options)) < 1e-6);
+    // A non-symmetric function against the same sum on the host, in long double.
+    const std::int64_t n = 300, m = 2500;  // m spans several row segments of 1024
+    const double hx = 1.5 / n, hy = 2.0 / m;
+    long double total = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < m; ++j) total += bumpy{}(-0.5 + (i + 0.5) * hx, (j + 0.5) * hy);
+    CHECK(integrate2d(Space(), bumpy{}, -0.5, 1.0, 0.0, 2.0, n, m, options) ==
+          doctest::Approx(double(total) * hx * hy).epsilon(1e-13));
+  }
+  auto expect = [](auto call, const char* argument) {
+    try {
+      call();
+      FAIL("no exception");
+    } catch (const invalid_argument& e) {
+      CHECK(e.argument() == argument);
+    }
+  };
+  expect([] { integrate2d(Space(), bilinear{}, 0, 1, 0, 1, 0, 5); }, "n");
+  expect([] { integrate2d(Space(), bilinear{}, 0, 1, 0, 1, 5, -1); }, "m");
+  expect([] { integrate2d(Space(), bilinear{}, std::nan(""), 1, 0, 1, 5, 5); }, "x0");
+  expect([] { integrate2d(Space(), bilinear{}, 0, 1, 0, HUGE_VAL, 5, 5); }, "y1");
+  expect([] { integrate2d(Space(), nan_at_corner{}, 0, 1, 0, 1, 100, 100); }, "f");
+}
+TEST_CASE_TEMPLATE_APPLY(integration, enabled_spaces);
 
 // The course's stencil in float64 on the host, double-buffered.
 std::vector<double> reference_diffusion(std::vector<double> field, std::size_t rows,

@@ -22,6 +22,26 @@ const char* to_string(implementation_kind kind) {
   return "?";
 }
 
+gemm_implementation parse_gemm_implementation(const std::string& text,
+                                              const std::string& argument) {
+  if (text == "auto") return gemm_implementation::automatic;
+  if (text == "generic") return gemm_implementation::generic;
+  if (text == "tuned") return gemm_implementation::tuned;
+  if (text == "vendor") return gemm_implementation::vendor;
+  throw invalid_argument("parse_gemm_implementation", argument,
+                         "'" + text + "' is not one of auto, generic, tuned, vendor");
+}
+
+const char* to_string(gemm_implementation kind) {
+  switch (kind) {
+    case gemm_implementation::automatic: return "auto";
+    case gemm_implementation::generic: return "generic";
+    case gemm_implementation::tuned: return "tuned";
+    case gemm_implementation::vendor: return "vendor";
+  }
+  return "?";
+}
+
 metric_kind parse_metric(const std::string& text, const std::string& argument) {
   if (text == "haversine") return metric_kind::haversine;
   if (text == "euclidean") return metric_kind::euclidean;

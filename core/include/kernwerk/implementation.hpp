@@ -14,4 +14,9 @@ enum class implementation_kind {
 implementation_kind parse_implementation(const std::string& text, const std::string& argument);
 const char* to_string(implementation_kind kind);
 
+// gemm has a fourth choice: the vendor's library (cuBLAS on CUDA, Eigen on the host).
+enum class gemm_implementation { automatic, generic, tuned, vendor };
+gemm_implementation parse_gemm_implementation(const std::string& text, const std::string& argument);
+const char* to_string(gemm_implementation kind);
+
 }  // namespace kernwerk

@@ -1,0 +1,63 @@
+#pragma once
+// CUDA's runtime as the GPU kernels of backends/gpu see it: 32-wide warps, shuffles,
+// streams, errors.
+#include <Kokkos_Core.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernwerk/error.hpp"
+
+namespace kernwerk::cuda_impl {
+
+struct cuda_runtime {
+  using execution_space = Kokkos::Cuda;
+  static constexpr int warp_size = 32;
+
+  template <class T>
+  __device__ static T shuffle_down(T value, int offset) {
+    return __shfl_down_sync(0xffffffffu, value, offset);
+  }
+  static void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+      throw error(std::string("kernwerk (cuda): ") + what + ": " +
+                  cudaGetErrorString(status));
+  }
+  static cudaStream_t stream(const Kokkos::Cuda& space) { return space.cuda_stream(); }
+  static void clear_async(void* pointer, std::size_t bytes, cudaStream_t stream) {
+    check(cudaMemsetAsync(pointer, 0, bytes, stream), "cudaMemsetAsync");
+  }
+  static void check_launch(const char* kernel) {
+    check(cudaGetLastError(), (std::string(kernel) + " kernel launch").c_str());
+  }
+  using stream_type = cudaStream_t;
+  // Non-blocking: no implicit synchronisation with the default stream Kokkos computes on.
+  static cudaStream_t create_stream() {
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    return stream;
+  }
+  static void destroy_stream(cudaStream_t stream) { cudaStreamDestroy(stream); }
+  static int multiprocessors() {
+    static const int count = [] {
+      int device = 0, value = 0;
+      check(cudaGetDevice(&device), "cudaGetDevice");
+      check(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device),
+            "cudaDeviceGetAttribute");
+      return value;
+    }();
+    return count;
+  }
+  static std::size_t free_memory() {
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+  }
+};
+
+}  // namespace kernwerk::cuda_impl
+
+#endif  // KOKKOS_ENABLE_CUDA

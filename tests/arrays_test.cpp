@@ -16,10 +16,43 @@
 #include "kernwerk/reductions.hpp"
 #include "kernwerk/transform.hpp"
 
+namespace arrays_test_functors {
+
+// Functors of the tests. Kernels are templates on them, so they may be neither local types nor
+// in an unnamed namespace (nvcc cannot name those in its kernel stubs).
+struct inverse_square {
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
+    return 1.0 / (double(i + 1) * double(i + 1));
+  }
+};
+struct fma3 {
+  KOKKOS_INLINE_FUNCTION float operator()(float a, float b, float c) const { return a * b + c; }
+};
+
+struct sine_of_sum {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return kernwerk::impl::math::sin(x + y); }
+};
+struct bilinear {  // the midpoint rule integrates it exactly
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return 3 * x * y - x + 2 * y + 1; }
+};
+struct bumpy {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return kernwerk::impl::math::exp(-x * x - 0.5 * y) * (1 + x * y * y);
+  }
+};
+struct nan_at_corner {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return x > 0.99 && y > 0.99 ? 0.0 / (x - x) : 1.0;
+  }
+};
+
+}  // namespace arrays_test_functors
+
 namespace {
 
 using namespace kernwerk;
 using namespace kernwerk::test;
+using namespace arrays_test_functors;
 
 template <class Space, class T>
 Kokkos::View<T*, typename Space::memory_space> to_space(const std::vector<T>& values) {
@@ -50,33 +83,6 @@ double reference_sum(std::size_t n, F term) {
   for (std::size_t i = 0; i < n; ++i) total += static_cast<long double>(term(i));
   return double(total);
 }
-
-// Functors of the tests (kernel arguments must not be local types).
-struct inverse_square {
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i) const {
-    return 1.0 / (double(i + 1) * double(i + 1));
-  }
-};
-struct fma3 {
-  KOKKOS_INLINE_FUNCTION float operator()(float a, float b, float c) const { return a * b + c; }
-};
-
-struct sine_of_sum {
-  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return impl::math::sin(x + y); }
-};
-struct bilinear {  // the midpoint rule integrates it exactly
-  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return 3 * x * y - x + 2 * y + 1; }
-};
-struct bumpy {
-  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
-    return impl::math::exp(-x * x - 0.5 * y) * (1 + x * y * y);
-  }
-};
-struct nan_at_corner {
-  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
-    return x > 0.99 && y > 0.99 ? 0.0 / (x - x) : 1.0;
-  }
-};
 
 TEST_CASE_TEMPLATE_DEFINE("sum, dot, norm2 against float64 loops", Space, vector_reductions) {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100003)}) {

@@ -4,7 +4,9 @@
 // hy = (y1 - y0) / m. The sum is accumulated in float64 with compensation (Neumaier) in
 // every thread and across threads, so 10^10 terms lose no more than a few roundings.
 //
-// f is a functor callable on the execution space as f(double x, double y) -> double.
+// f is a functor callable on the execution space as f(double x, double y) -> double. Tuned
+// GPU kernels are templates on its type: with nvcc it must not be a local type or live in an
+// unnamed namespace (nvcc cannot name those in its kernel stubs); lambdas are fine.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>

@@ -19,6 +19,12 @@
 #if KERNWERK_ENABLE_HOST_TUNED && KERNWERK_ENABLE_EIGEN
 #include "kernwerk/host/gemm.hpp"
 #endif
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/gemm.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/gemm.hpp"
+#endif
 
 namespace kernwerk {
 

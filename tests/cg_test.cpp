@@ -1,0 +1,194 @@
+// Conjugate gradient against Eigen's Cholesky solution, on dense and CSR matrices, and its
+// errors: indefinite matrices, no convergence, malformed CSR, non-finite vectors.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "execution_spaces.hpp"
+#include "kernwerk/cg.hpp"
+
+namespace {
+
+using namespace kernwerk;
+using namespace kernwerk::test;
+
+template <class Space, class T>
+Kokkos::View<T*, typename Space::memory_space> to_space(const std::vector<T>& values) {
+  Kokkos::View<T*, typename Space::memory_space> view("vector", values.size());
+  Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                              values.data(), values.size()));
+  return view;
+}
+
+template <class View>
+std::vector<double> to_vector(const View& view) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<double>(host.data(), host.data() + host.size());
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<double> v(n);
+  for (auto& x : v) x = uniform(random);
+  return v;
+}
+
+// The 5-point Laplacian of a g x g grid (Dirichlet): SPD, n = g^2, in CSR and dense.
+struct laplacian_2d {
+  int g;
+  std::vector<int> starts, columns;
+  std::vector<double> values;
+  explicit laplacian_2d(int grid) : g(grid) {
+    starts.push_back(0);
+    for (int i = 0; i < g; ++i)
+      for (int j = 0; j < g; ++j) {
+        auto add = [&](int ii, int jj, double v) {
+          if (ii >= 0 && jj >= 0 && ii < g && jj < g) {
+            columns.push_back(ii * g + jj);
+            values.push_back(v);
+          }
+        };
+        add(i - 1, j, -1);
+        add(i, j - 1, -1);
+        add(i, j, 4);
+        add(i, j + 1, -1);
+        add(i + 1, j, -1);
+        starts.push_back(int(columns.size()));
+      }
+  }
+  Eigen::MatrixXd dense() const {
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(g * g, g * g);
+    for (int r = 0; r < g * g; ++r)
+      for (int e = starts[r]; e < starts[r + 1]; ++e) a(r, columns[e]) = values[e];
+    return a;
+  }
+};
+
+template <class Space>
+Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> dense_view(const Eigen::MatrixXd& a) {
+  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> view("a", a.rows(), a.cols());
+  auto host = Kokkos::create_mirror_view(view);
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j) host(i, j) = a(i, j);
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+double relative_error(const std::vector<double>& got, const Eigen::VectorXd& expected) {
+  double worst = 0;
+  for (Eigen::Index i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::abs(got[i] - expected(i)));
+  return worst / std::max(1.0, expected.cwiseAbs().maxCoeff());
+}
+
+TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky", Space, cg_solves) {
+  // Dense: A = M^T M + n I.
+  const int n = 60;
+  Eigen::MatrixXd m(n, n);
+  const auto entries = random_vector(n * n, 1);
+  for (int i = 0; i < n * n; ++i) m(i / n, i % n) = entries[i];
+  const Eigen::MatrixXd a = m.transpose() * m + n * Eigen::MatrixXd::Identity(n, n);
+  const auto b = random_vector(n, 2);
+  const Eigen::VectorXd expected = a.llt().solve(Eigen::Map<const Eigen::VectorXd>(b.data(), n));
+  auto x = to_space<Space>(std::vector<double>(n, 0.0));
+  const auto result = conjugate_gradient(Space(), dense_view<Space>(a), to_space<Space>(b), x,
+                                         cg_options{1e-12, 0});
+  CHECK(relative_error(to_vector(x), expected) < 1e-10);
+  CHECK(result.residual_norm <= 1e-12);
+  CHECK(result.residual_history.size() == std::size_t(result.iterations + 1));
+  CHECK(result.residual_history.front() == doctest::Approx(1.0));  // x0 = 0: r = b
+
+  // CSR: the 2-D Laplacian of a 24 x 24 grid, float right-hand side and solution.
+  const laplacian_2d lap(24);
+  const int size = 24 * 24;
+  const auto bd = random_vector(size, 3);
+  std::vector<float> bf(bd.begin(), bd.end());
+  Eigen::VectorXd bf64(size);
+  for (int i = 0; i < size; ++i) bf64(i) = double(bf[i]);
+  const Eigen::VectorXd expected_sparse = lap.dense().llt().solve(bf64);
+  auto xf = to_space<Space>(std::vector<float>(size, 0.5f));  // a non-zero initial guess
+  const auto csr = make_csr(to_space<Space>(lap.starts), to_space<Space>(lap.columns),
+                            to_space<Space>(lap.values));
+  const auto sparse = conjugate_gradient(Space(), csr, to_space<Space>(bf), xf, cg_options{1e-10, 0});
+  CHECK(relative_error(to_vector(xf), expected_sparse) < 1e-6);  // float solution
+  CHECK(sparse.iterations > 10);
+  CHECK(sparse.iterations <= size);
+
+  // 1 x 1, and b = 0 (x = 0 without a step).
+  auto one = to_space<Space>(std::vector<double>{0.0});
+  conjugate_gradient(Space(), dense_view<Space>(Eigen::MatrixXd::Constant(1, 1, 4.0)),
+                     to_space<Space>(std::vector<double>{2.0}), one);
+  CHECK(to_vector(one)[0] == doctest::Approx(0.5));
+  auto zero = to_space<Space>(std::vector<double>(n, 3.0));
+  const auto trivial = conjugate_gradient(Space(), dense_view<Space>(a),
+                                          to_space<Space>(std::vector<double>(n, 0.0)), zero);
+  CHECK(trivial.iterations == 0);
+  CHECK(to_vector(zero) == std::vector<double>(n, 0.0));
+}
+TEST_CASE_TEMPLATE_APPLY(cg_solves, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: errors leave x as it was", Space, cg_errors) {
+  const int n = 16;
+  const laplacian_2d lap(4);
+  const auto b = to_space<Space>(random_vector(n, 4));
+  const std::vector<double> guess(n, 0.25);
+  auto x = to_space<Space>(guess);
+  auto expect_invalid = [&](auto call, const char* argument) {
+    try {
+      call();
+      FAIL("no exception");
+    } catch (const invalid_argument& e) {
+      CHECK(e.argument() == argument);
+    }
+    CHECK(to_vector(x) == guess);
+  };
+  // Not positive definite: -A, and an indefinite diagonal.
+  Eigen::MatrixXd negative = -lap.dense();
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(negative), b, x); }, "a");
+  Eigen::MatrixXd indefinite = Eigen::MatrixXd::Identity(n, n);
+  indefinite(3, 3) = -2.0;
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(indefinite), b, x); }, "a");
+  // No convergence in 2 steps.
+  try {
+    conjugate_gradient(Space(), dense_view<Space>(lap.dense()), b, x, cg_options{1e-12, 2});
+    FAIL("no exception");
+  } catch (const not_converged& e) {
+    CHECK(e.result().iterations == 2);
+    CHECK(e.result().residual_history.size() == 3);
+    CHECK(e.result().residual_norm > 1e-12);
+    CHECK(std::string(e.what()).find("no convergence in 2 steps") != std::string::npos);
+  }
+  CHECK(to_vector(x) == guess);
+  // Shapes, vectors, options.
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(Eigen::MatrixXd::Identity(n, n - 1)), b, x); }, "a");
+  auto short_x = to_space<Space>(std::vector<double>(n - 1, 0.0));
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(lap.dense()), b, short_x); }, "x");
+  auto nan_b = random_vector(n, 5);
+  nan_b[7] = std::nan("");
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(lap.dense()), to_space<Space>(nan_b), x); }, "b");
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(lap.dense()), b, x, cg_options{0.0, 0}); }, "options.tolerance");
+  expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(lap.dense()), b, x, cg_options{1e-8, -1}); }, "options.max_iterations");
+  // Malformed CSR.
+  auto starts = lap.starts;
+  auto columns = lap.columns;
+  const auto values = to_space<Space>(lap.values);
+  std::swap(starts[5], starts[6]);
+  expect_invalid([&] { conjugate_gradient(Space(), make_csr(to_space<Space>(starts), to_space<Space>(columns), values), b, x); }, "a.row_starts");
+  starts = lap.starts;
+  columns[9] = n;
+  expect_invalid([&] { conjugate_gradient(Space(), make_csr(to_space<Space>(starts), to_space<Space>(columns), values), b, x); }, "a.columns");
+  columns = lap.columns;
+  starts.pop_back();
+  expect_invalid([&] { conjugate_gradient(Space(), make_csr(to_space<Space>(starts), to_space<Space>(columns), values), b, x); }, "a.row_starts");
+}
+TEST_CASE_TEMPLATE_APPLY(cg_errors, enabled_spaces);
+
+}  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -254,3 +255,90 @@ TEST_CASE("cli: info and demo") {
 }
 
 }  // namespace
+
+namespace {
+
+// The course's stencil in float64: the field after `steps` steps.
+std::vector<double> stencil(std::vector<double> field, std::size_t rows, std::size_t columns,
+                            int steps, double coeff) {
+  std::vector<double> next(field.size());
+  for (int s = 0; s < steps; ++s) {
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < columns; ++j) {
+        const auto at = [&](std::size_t a, std::size_t b) { return field[a * columns + b]; };
+        double v = 4 * at(i, j);
+        if (i > 0) v -= at(i - 1, j);
+        if (j > 0) v -= at(i, j - 1);
+        if (i + 1 < rows) v -= at(i + 1, j);
+        if (j + 1 < columns) v -= at(i, j + 1);
+        next[i * columns + j] = at(i, j) - coeff * v;
+      }
+    field.swap(next);
+  }
+  return field;
+}
+
+std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
+  std::uint32_t value = 0;
+  for (std::size_t k = 0; k < 4; ++k) value = value << 8 | std::uint8_t(bytes[at + k]);
+  return value;
+}
+
+}  // namespace
+
+TEST_CASE("cli: diffuse a raw grid into raw float32 and a PNG") {
+  const scratch folder;
+  const std::size_t rows = 23, columns = 31;
+  std::vector<double> grid(rows * columns);
+  for (std::size_t k = 0; k < grid.size(); ++k) grid[k] = double((k * 7919) % 101) / 100.0;
+  const auto input = folder.write_binary<float>("grid.f32", grid);
+  const auto result = folder.run("diffuse --in " + input + " --rows 23 --columns 31 --steps 9 --coeff 0.2 --laplacian --out " +
+                                 folder.path("out"));
+  REQUIRE(result.status == 0);
+  CHECK(result.err.find("23 x 31, 9 steps") != std::string::npos);
+  std::vector<double> rounded(grid.size());
+  for (std::size_t k = 0; k < grid.size(); ++k) rounded[k] = double(float(grid[k]));
+  const auto expected = stencil(rounded, rows, columns, 9, 0.2);
+  const std::string raw = slurp(folder.path("out.f32"));
+  REQUIRE(raw.size() == rows * columns * sizeof(float));
+  std::vector<float> got(rows * columns);
+  std::memcpy(got.data(), raw.data(), raw.size());
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < got.size(); ++k) wrong += std::abs(got[k] - expected[k]) > 1e-5;
+  CHECK(wrong == 0);
+  for (const char* png : {"out.png", "out-laplacian.png"}) {
+    const std::string image = slurp(folder.path(png));
+    REQUIRE(image.size() > 33);
+    CHECK(image.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+    CHECK(big_endian(image, 16) == columns);  // IHDR width, height
+    CHECK(big_endian(image, 20) == rows);
+  }
+  CHECK(exists(folder.path("out-laplacian.f32")));
+}
+
+TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
+  const scratch folder;
+  const auto input = folder.write_binary<float>("grid.f32", std::vector<double>(20, 1.0));
+  const auto out = folder.path("out");
+  struct bad_case {
+    std::string arguments, message;
+  };
+  for (const auto& bad : std::vector<bad_case>{
+           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes, but 4 x 4"},
+           {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps"},
+           {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff"},
+           {"--size 10by10 --steps 2", "--size"},
+           {"--in " + input + " --steps 2", "--rows"},
+           {"--size 10x10", "--steps: required"}}) {
+    CAPTURE(bad.arguments);
+    const auto result = folder.run("diffuse " + bad.arguments + " --out " + out);
+    CHECK(result.status == 1);
+    CHECK(result.err.find(bad.message) != std::string::npos);
+    CHECK(!exists(out + ".f32"));
+    CHECK(!exists(out + ".png"));
+  }
+  const auto nan_grid = folder.write_binary<float>("nan.f32", {1.0, std::nan(""), 2.0, 3.0});
+  const auto result = folder.run("diffuse --in " + nan_grid + " --rows 2 --columns 2 --steps 1 --out " + out);
+  CHECK(result.status == 1);
+  CHECK(result.err.find("value 1 (row 0, column 1) is not finite") != std::string::npos);
+}

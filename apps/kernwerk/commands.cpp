@@ -103,25 +103,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-// Calls action(space) with the execution space named on the command line, or the default.
-template <class Action>
-void with_backend(const std::string& name, Action&& action) {
-  if (name.empty()) return action(Kokkos::DefaultExecutionSpace());
-#ifdef KOKKOS_ENABLE_SERIAL
-  if (name == "serial") return action(Kokkos::Serial());
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if (name == "openmp") return action(Kokkos::OpenMP());
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  if (name == "cuda") return action(Kokkos::Cuda());
-#endif
-#ifdef KOKKOS_ENABLE_HIP
-  if (name == "hip") return action(Kokkos::Experimental::HIP());
-#endif
-  throw error("--backend: '" + name + "' is not enabled in this build (see kernwerk info)");
-}
-
 // Reports progress on stderr when it is a terminal: a bar that rewrites itself.
 class progress_bar {
  public:

@@ -1,10 +1,14 @@
 #pragma once
 // Subcommands of the kernwerk command-line tool. Each returns the process exit status and
 // throws kernwerk::error for bad input (main prints the message).
+#include <Kokkos_Core.hpp>
+
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "kernwerk/error.hpp"
 
 namespace kernwerk::cli {
 
@@ -23,8 +27,28 @@ class arguments {
   std::map<std::string, std::string> values_;
 };
 
+// Calls action(space) with the execution space named on the command line, or the default.
+template <class Action>
+void with_backend(const std::string& name, Action&& action) {
+  if (name.empty()) return action(Kokkos::DefaultExecutionSpace());
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (name == "serial") return action(Kokkos::Serial());
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (name == "openmp") return action(Kokkos::OpenMP());
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") return action(Kokkos::Cuda());
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  if (name == "hip") return action(Kokkos::Experimental::HIP());
+#endif
+  throw error("--backend: '" + name + "' is not enabled in this build (see kernwerk info)");
+}
+
 int run_nearest(const arguments& args);
 int run_info(const arguments& args);
 int run_demo(const arguments& args);
+int run_diffuse(const arguments& args);
 
 }  // namespace kernwerk::cli

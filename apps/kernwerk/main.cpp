@@ -27,6 +27,12 @@ const char* const usage =
     "  demo [--observations N] [--references M] [--seed S] [--check K]\n"
     "      Uniform random points on the sphere (default 2^16 x 2^13), solved, K of them\n"
     "      checked against a float64 brute force; prints the time and pairs per second.\n"
+    "  diffuse --steps S --out PREFIX [--size RxC [--seed N] | --in FILE --rows R --columns C]\n"
+    "          [--coeff C] [--laplacian] [--implementation auto|generic|tuned] [--backend B]\n"
+    "      The course's 2-D diffusion (5-point stencil, float32) for S steps, on a jagged\n"
+    "      generated field (default 2000x2000) or a raw .f32/.f64 grid (row-major). Writes\n"
+    "      PREFIX.f32 (raw float32) and PREFIX.png (grayscale, min..max), and with --laplacian\n"
+    "      PREFIX-laplacian.f32/.png; the time per step goes to stderr.\n"
     "  info\n"
     "      Kernwerk and Kokkos versions, enabled backends and devices.\n"
     "\n"
@@ -45,6 +51,11 @@ int dispatch(const std::vector<std::string>& words) {
   if (command == "demo")
     return kernwerk::cli::run_demo(
         arguments(rest, {"--observations", "--references", "--seed", "--check"}, {}));
+  if (command == "diffuse")
+    return kernwerk::cli::run_diffuse(arguments(
+        rest, {"--steps", "--out", "--size", "--seed", "--in", "--rows", "--columns", "--coeff",
+               "--implementation", "--backend"},
+        {"--laplacian"}));
   if (command == "info") return kernwerk::cli::run_info(arguments(rest, {}, {}));
   if (command == "help" || command == "--help" || command == "-h") {
     std::fputs(usage, stdout);

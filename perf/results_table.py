@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the README's benchmark table from the JSON records in perf/results/.
+"""Writes the README's benchmark tables from the JSON records in perf/results/.
 
 Each nearest-*.json (from kernwerk_bench_nearest) is matched with the ceilings-*.json of the
 same machine and execution space (from kernwerk_ceilings). The fraction of the ceiling counts
 8 float32 flops per pair (a squared chord: 3 subtractions, 3 multiplications, 2 additions);
 the indexed method skips most pairs, so its "pairs" are the brute-force equivalent and its
 fraction can pass 100%.
+
+Each workloads-*.json (kernwerk_bench_workloads, peers_workloads_gpu.py) gives per record the
+fewest bytes the call must move and the flops it does: memory-bound workloads show the fraction
+of the measured copy bandwidth, gemm the fraction of the FP32 FMA ceiling.
 """
 import glob
 import json
@@ -13,7 +17,8 @@ import os
 import sys
 
 FLOPS_PER_PAIR = 8
-BEGIN, END = "<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
+BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"),
+          "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->")}
 
 
 def load(pattern):
@@ -26,13 +31,18 @@ def load(pattern):
     return records
 
 
-def table():
+def ceilings_by_machine():
     measured = load(os.path.join(RESULTS, "ceilings-*.json"))
     ceilings = {(c["machine"], c["execution_space"]): c for c in measured}
     for machine in {c["machine"] for c in measured}:  # peers outside Kokkos: the machine's only one
         of_machine = [c for c in measured if c["machine"] == machine]
         if len(of_machine) == 1:
             ceilings[(machine, "Python")] = of_machine[0]
+    return ceilings
+
+
+def nearest_table():
+    ceilings = ceilings_by_machine()
     lines = [
         "| machine | space | variant | observations x references | median | pairs/s | of FP32 FMA ceiling | answers | record |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -54,14 +64,42 @@ def table():
     return "\n".join(lines)
 
 
+def workloads_table():
+    ceilings = ceilings_by_machine()
+    lines = [
+        "| machine | space | workload | variant | size | median | of ceiling | note | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in load(os.path.join(RESULTS, "workloads-*.json")):
+        ceiling = ceilings.get((run["machine"], run["execution_space"]))
+        for r in run["results"]:
+            fraction = "not measured"
+            if ceiling and r["workload"] == "gemm":
+                fraction = f"{100 * r['flops'] / r['median_seconds'] / ceiling['fp32_flops_per_second']:.0f}% FP32 FMA"
+            elif ceiling and r["bytes"] > 0:
+                fraction = f"{100 * r['bytes'] / r['median_seconds'] / ceiling['copy_bytes_per_second']:.0f}% copy"
+            elif r["workload"] == "integrate2d":
+                fraction = f"{r['flops'] / r['median_seconds']:.3g} points/s"
+            median = r["median_seconds"]
+            shown = f"{1e6 * median:.2f} us" if median < 1e-3 else f"{1e3 * median:.3f} ms"
+            lines.append(
+                f"| {run['machine']} | {run['execution_space']} | {r['workload']} | {r['variant']} | {r['size']} | "
+                f"{shown} | {fraction} | {r['note']} | `{run['file']}` |"
+            )
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
 if __name__ == "__main__":
     readme = os.path.join(ROOT, "README.md")
     text = open(readme).read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"results_table.py: README.md has no {BEGIN} ... {END} block")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    open(readme, "w").write(head + BEGIN + "\n" + table() + "\n" + END + tail)
+    for name, make in (("nearest", nearest_table), ("workloads", workloads_table)):
+        begin, end = BLOCKS[name]
+        if begin not in text or end not in text:
+            sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = head + begin + "\n" + make() + "\n" + end + tail
+    open(readme, "w").write(text)

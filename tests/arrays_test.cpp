@@ -281,7 +281,9 @@ std::vector<double> reference_diffusion(std::vector<double> field, std::size_t r
 }
 
 template <class Space, class T, class Layout>
-void check_diffusion(std::size_t rows, std::size_t columns, int steps, double coeff) {
+void check_diffusion(std::size_t rows, std::size_t columns, int steps, double coeff,
+                     implementation_kind kind) {
+  CAPTURE(to_string(kind));
   CAPTURE(rows);
   CAPTURE(columns);
   CAPTURE(steps);
@@ -297,6 +299,7 @@ void check_diffusion(std::size_t rows, std::size_t columns, int steps, double co
   Kokkos::deep_copy(field, host);
   diffuse_options options;
   options.coeff = coeff;
+  options.implementation = kind;
   diffuse(Space(), field, steps, laplacian, options);
   std::vector<double> expected_laplacian;
   std::vector<double> rounded(initial.size());
@@ -315,13 +318,18 @@ void check_diffusion(std::size_t rows, std::size_t columns, int steps, double co
 }
 
 TEST_CASE_TEMPLATE_DEFINE("diffuse against the float64 stencil", Space, diffusion) {
-  check_diffusion<Space, float, Kokkos::LayoutRight>(37, 53, 25, 0.25);
-  check_diffusion<Space, double, Kokkos::LayoutLeft>(64, 64, 10, 0.2);
-  check_diffusion<Space, float, Kokkos::LayoutRight>(1, 1, 3, 0.25);   // one cell
-  check_diffusion<Space, float, Kokkos::LayoutRight>(1, 17, 4, 0.25);  // one row
-  check_diffusion<Space, double, Kokkos::LayoutRight>(19, 1, 4, 0.1);  // one column
-  check_diffusion<Space, float, Kokkos::LayoutRight>(33, 33, 0, 0.25);  // zero steps
-  check_diffusion<Space, float, Kokkos::LayoutRight>(130, 70, 7, 0.25);  // not tile multiples
+  // Automatic takes the tuned path where the build has one (several steps per launch on GPUs:
+  // step counts below, at and above a launch's, odd and even launch counts).
+  for (auto kind : {implementation_kind::generic, implementation_kind::automatic}) {
+    check_diffusion<Space, float, Kokkos::LayoutRight>(37, 53, 25, 0.25, kind);
+    check_diffusion<Space, double, Kokkos::LayoutLeft>(64, 64, 10, 0.2, kind);
+    check_diffusion<Space, double, Kokkos::LayoutRight>(70, 130, 8, 0.2, kind);
+    check_diffusion<Space, float, Kokkos::LayoutRight>(1, 1, 3, 0.25, kind);   // one cell
+    check_diffusion<Space, float, Kokkos::LayoutRight>(1, 17, 4, 0.25, kind);  // one row
+    check_diffusion<Space, double, Kokkos::LayoutRight>(19, 1, 5, 0.1, kind);  // one column
+    check_diffusion<Space, float, Kokkos::LayoutRight>(33, 33, 0, 0.25, kind);  // zero steps
+    check_diffusion<Space, float, Kokkos::LayoutRight>(130, 70, 7, 0.25, kind);  // not tile multiples
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(diffusion, enabled_spaces);
 

@@ -183,16 +183,18 @@ class chunk_writer {
   chunk_writer(const Indices& indices, const Distances& distances, std::size_t chunk_rows, int k,
                std::optional<staging_workspace<ExecutionSpace>>& staging)
       : indices_(indices), distances_(distances) {
-    if (reached) return;
-    for (int b = 0; b < 2; ++b) {
-      index_chunk_[b] = allocate_rows<index_buffer>("kernwerk::nearest::index_chunk", chunk_rows, k);
-      distance_chunk_[b] =
-          allocate_rows<distance_buffer>("kernwerk::nearest::distance_chunk", chunk_rows, k);
+    if constexpr (!reached) {
+      for (int b = 0; b < 2; ++b) {
+        index_chunk_[b] =
+            allocate_rows<index_buffer>("kernwerk::nearest::index_chunk", chunk_rows, k);
+        distance_chunk_[b] =
+            allocate_rows<distance_buffer>("kernwerk::nearest::distance_chunk", chunk_rows, k);
+      }
+      index_staging_ = unmanaged_rows<index_staging>(
+          staging->template take<index_value>(chunk_rows * k), chunk_rows, k);
+      distance_staging_ = unmanaged_rows<distance_staging>(
+          staging->template take<distance_value>(chunk_rows * k), chunk_rows, k);
     }
-    index_staging_ = unmanaged_rows<index_staging>(
-        staging->template take<index_value>(chunk_rows * k), chunk_rows, k);
-    distance_staging_ = unmanaged_rows<distance_staging>(
-        staging->template take<distance_value>(chunk_rows * k), chunk_rows, k);
   }
 
   // Runs `write(indices, distances, first_row)` with the Views chunk c's results go into and

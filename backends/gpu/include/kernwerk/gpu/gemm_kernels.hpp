@@ -116,16 +116,19 @@ struct gpu_gemm {
   }
   static void run(const typename Runtime::execution_space& space, double alpha, const A& a,
                   const B& b, double beta, const C& c) {
-    const auto row_stride = [](const auto& v) {
-      return std::int64_t(v.extent(0) < 2 ? v.extent(1) : v.stride(0));
-    };
-    const gemm_arguments g{int(c.extent(0)), int(c.extent(1)), int(a.extent(1)), float(alpha),
-                           float(beta),      a.data(),        row_stride(a),    b.data(),
-                           row_stride(b),    c.data(),        row_stride(c)};
-    const dim3 grid((g.n + gemm_block_n - 1) / gemm_block_n, (g.m + gemm_block_m - 1) / gemm_block_m);
-    sgemm_tiles<<<grid, gemm_threads, 0, Runtime::stream(space)>>>(g);
-    Runtime::check_launch("sgemm_tiles");
-    space.fence();
+    if constexpr (std::is_same_v<typename C::value_type, float>) {
+      const auto row_stride = [](const auto& v) {
+        return std::int64_t(v.extent(0) < 2 ? v.extent(1) : v.stride(0));
+      };
+      const gemm_arguments g{int(c.extent(0)), int(c.extent(1)), int(a.extent(1)), float(alpha),
+                             float(beta),      a.data(),        row_stride(a),    b.data(),
+                             row_stride(b),    c.data(),        row_stride(c)};
+      const dim3 grid((g.n + gemm_block_n - 1) / gemm_block_n,
+                      (g.m + gemm_block_m - 1) / gemm_block_m);
+      sgemm_tiles<<<grid, gemm_threads, 0, Runtime::stream(space)>>>(g);
+      Runtime::check_launch("sgemm_tiles");
+      space.fence();
+    }
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <hip/hip_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "kernwerk/error.hpp"
@@ -41,6 +42,15 @@ struct hip_runtime {
     return stream;
   }
   static void destroy_stream(hipStream_t stream) { hipStreamDestroy(stream); }
+  // rows of `width` elements of `size` bytes, device to device, strides in elements.
+  static void copy_2d_async(void* target, std::int64_t target_stride, const void* source,
+                            std::int64_t source_stride, std::int64_t width, std::int64_t rows,
+                            std::size_t size, hipStream_t stream) {
+    check(hipMemcpy2DAsync(target, std::size_t(target_stride) * size, source,
+                            std::size_t(source_stride) * size, std::size_t(width) * size,
+                            std::size_t(rows), hipMemcpyDeviceToDevice, stream),
+          "hipMemcpy2DAsync");
+  }
   static int multiprocessors() {
     static const int count = [] {
       int device = 0, value = 0;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The nearest-neighbour record of a GPU machine in one run: the CUDA test suites, the
-# measured ceilings, kernwerk's variants (inputs on the device, then on the host through the
-# chunk pipeline), and the peers (the course's Numba kernel, CuPy, PyTorch; ArborX where a
-# binary of its peer program is given). Results go to OUTDIR in perf/results/'s schema; a
-# short table is printed last.
+# The record of a GPU machine in one run: the CUDA test suites, the measured ceilings,
+# kernwerk's nearest-neighbour variants (inputs on the device, then on the host through the
+# chunk pipeline) and its other workloads, and the peers (the course's Numba kernels, CuPy,
+# PyTorch; ArborX where a binary of its peer program is given). Results go to OUTDIR in
+# perf/results/'s schema, packed with the logs into OUTDIR/record.tar.gz; a short table is
+# printed last.
 #
-#   perf/device_nearest.sh MACHINE OUTDIR [ARBORX_PEER]
+#   perf/device_record.sh MACHINE OUTDIR [ARBORX_PEER]
 #
 # Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`.
 # ARBORX_PEER: a program built outside this repository that prints a JSON list of records
@@ -43,6 +44,10 @@ step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --siz
   --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
 step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
+step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full --repeat 5 \
+  --json "$out/workloads-cuda-$machine.json"
+step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
+  --json "$out/workloads-peers-cuda-$machine.json"
 if [[ -n $arborx ]]; then
   step arborx "$arborx" 9
   python3 - "$machine" "$out" <<'EOF' || failed=1
@@ -65,5 +70,9 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json")):
     for r in json.load(open(path))["results"]:
         print(f"{r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1}"
               f"  {1e3 * r['median_seconds']:10.3f} ms  {r.get('wrong_of_256', 'exact')}")
+for path in sorted(glob.glob(f"{sys.argv[1]}/workloads-*.json")):
+    for r in json.load(open(path))["results"]:
+        print(f"{r['workload']:<16} {r['variant']:<22} {r['size']:<34} {1e6 * r['median_seconds']:12.2f} us {r['note']}")
 EOF
+(cd "$out" && tar -czf record.tar.gz --remove-files -- *.json *.log gpu.txt)
 exit $failed

@@ -1,0 +1,293 @@
+// Times the course's other workloads through Kernwerk on the default execution space and writes
+// JSON records for perf/results_table.py. Every timed variant is first checked (against a
+// float64 host computation, or against the other variants where that is the reference).
+//
+//   kernwerk_bench_workloads [--scale full|small] [--repeat 5] [--machine NAME] [--json FILE]
+//
+// full: the issue's sizes (diffusion 2000^2 x 10,000 steps, integration 102,400^2, sum 2^28,
+// saxpy 10^8, gemm 4096^3, matmul_colsum 10000 x 5000 x 7000, CG on a 1024^2 Laplacian);
+// small: sizes a 2-core host finishes in seconds.
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernwerk/cg.hpp"
+#include "kernwerk/diffuse.hpp"
+#include "kernwerk/error.hpp"
+#include "kernwerk/impl/math.hpp"
+#include "kernwerk/integrate.hpp"
+#include "kernwerk/linear_algebra.hpp"
+#include "kernwerk/reductions.hpp"
+#include "kernwerk/transform.hpp"
+
+namespace bench_workloads {
+
+using namespace kernwerk;
+using space = Kokkos::DefaultExecutionSpace;
+using memory = space::memory_space;
+
+struct sine_of_sum {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return kernwerk::impl::math::sin(x + y);
+  }
+};
+
+struct record {
+  std::string workload, variant, size;
+  double median, best;
+  double bytes, flops;  // per timed call: the fewest bytes moved, the arithmetic done
+  std::string note;
+};
+
+double seconds(const std::function<void()>& run) {
+  space().fence();
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  space().fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
+  run();  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) times.push_back(seconds(run));
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], times.front()};
+}
+
+template <class T>
+Kokkos::View<T*, memory> random_vector(std::size_t n, std::uint64_t seed, double low = -1, double high = 1) {
+  Kokkos::View<T*, memory> v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "v"), n);
+  Kokkos::Random_XorShift64_Pool<space> pool(seed);
+  Kokkos::fill_random(v, pool, T(low), T(high));
+  return v;
+}
+
+template <class T>
+Kokkos::View<T**, Kokkos::LayoutRight, memory> random_matrix(std::size_t r, std::size_t c, std::uint64_t seed) {
+  Kokkos::View<T**, Kokkos::LayoutRight, memory> m(Kokkos::view_alloc(Kokkos::WithoutInitializing, "m"), r, c);
+  Kokkos::Random_XorShift64_Pool<space> pool(seed);
+  Kokkos::fill_random(m, pool, T(-1), T(1));
+  return m;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw error("check failed: " + what);
+}
+
+struct sizes {
+  std::size_t grid, steps, integrate, sum, saxpy, gemm, colsum_m, colsum_j, colsum_k, cg_grid;
+};
+
+void diffusion(const sizes& s, int repeat, std::vector<record>& out) {
+  using grid = Kokkos::View<float**, Kokkos::LayoutRight, memory>;
+  const grid initial = random_matrix<float>(s.grid, s.grid, 1);
+  grid field("field", s.grid, s.grid), generic_result("generic", s.grid, s.grid);
+  Kokkos::deep_copy(generic_result, initial);
+  diffuse(space(), generic_result, 50, diffuse_options{0.25, implementation_kind::generic});
+  for (auto kind : {implementation_kind::generic, implementation_kind::automatic}) {
+    Kokkos::deep_copy(field, initial);
+    diffuse(space(), field, 50, diffuse_options{0.25, kind});
+    double worst = 0;
+    Kokkos::parallel_reduce("compare", Kokkos::MDRangePolicy<space, Kokkos::Rank<2>>({0, 0}, {std::int64_t(s.grid), std::int64_t(s.grid)}),
+                            KOKKOS_LAMBDA(int i, int j, double& w) {
+                              const double d = kernwerk::impl::math::fabs(double(field(i, j)) - double(generic_result(i, j)));
+                              if (d > w) w = d;
+                            }, Kokkos::Max<double>(worst));
+    require(worst < 1e-5, "diffuse variants agree after 50 steps");
+    const auto [median, best] = timed([&] { diffuse(space(), field, std::int64_t(s.steps), diffuse_options{0.25, kind}); }, repeat);
+    const double cells = double(s.grid) * s.grid;
+    out.push_back({"diffuse", to_string(kind), std::to_string(s.grid) + "^2 x " + std::to_string(s.steps) + " steps",
+                   median / s.steps, best / s.steps, 8 * cells, 6 * cells, "per step"});
+  }
+}
+
+void integration(const sizes& s, int repeat, std::vector<record>& out) {
+  const double pi = 3.14159265358979323846;
+  for (auto kind : {implementation_kind::generic, implementation_kind::automatic}) {
+    double value = 0;
+    const auto [median, best] = timed([&] {
+      value = integrate2d(space(), sine_of_sum{}, 0, pi, 0, pi, std::int64_t(s.integrate), std::int64_t(s.integrate),
+                          integrate_options{kind});
+    }, repeat);
+    const double points = double(s.integrate) * s.integrate;
+    char note[64];
+    std::snprintf(note, sizeof note, "|error| %.2e", std::abs(value));
+    out.push_back({"integrate2d", to_string(kind), std::to_string(s.integrate) + "^2 sin(x+y)", median, best, 0,
+                   points, note});
+  }
+}
+
+void vectors(const sizes& s, int repeat, std::vector<record>& out) {
+  const auto x = random_vector<float>(s.sum, 3, 0, 1);
+  // float64 reference of the sum on the host, in long double.
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  long double expected = 0;
+  for (std::size_t i = 0; i < s.sum; ++i) expected += host(i);
+  double got = 0;
+  auto [median, best] = timed([&] { got = sum(space(), x); }, repeat);
+  require(std::abs(got - double(expected)) <= 1e-12 * double(expected), "sum against long double");
+  out.push_back({"sum", "auto", "2^" + std::to_string(int(std::log2(double(s.sum)))) + " float32", median, best,
+                 4.0 * s.sum, double(s.sum), ""});
+
+  const auto a = random_vector<float>(s.saxpy, 4), y = random_vector<float>(s.saxpy, 5);
+  Kokkos::View<float*, memory> result("saxpy", s.saxpy);
+  std::tie(median, best) = timed([&] { transform(space(), result, maps::saxpy{2.0}, a, y); }, repeat);
+  const auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  const auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result);
+  for (std::size_t i = 0; i < s.saxpy; i += 9973) require(rh(i) == 2.0f * ah(i) + yh(i), "saxpy");
+  out.push_back({"saxpy", "auto", std::to_string(s.saxpy) + " float32", median, best, 12.0 * s.saxpy,
+                 2.0 * s.saxpy, ""});
+}
+
+void dense(const sizes& s, int repeat, std::vector<record>& out) {
+  const std::size_t n = s.gemm;
+  const auto a = random_matrix<float>(n, n, 6), b = random_matrix<float>(n, n, 7);
+  Kokkos::View<float**, Kokkos::LayoutRight, memory> c("c", n, n);
+  const auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  using matrix = decltype(c);
+  for (auto kind : {gemm_implementation::generic, gemm_implementation::tuned, gemm_implementation::vendor}) {
+    if (kind == gemm_implementation::tuned && !impl::gemm_tuned<space, matrix, matrix, matrix>::covers(a, b, c)) continue;
+    if (kind == gemm_implementation::vendor && !impl::gemm_vendor<space, matrix, matrix, matrix>::covers(a, b, c)) continue;
+    const auto [median, best] = timed([&] { gemm(space(), 1.0, a, b, 0.0, c, gemm_options{kind}); }, repeat);
+    const auto ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+    for (std::size_t t = 0; t < 64; ++t) {
+      const std::size_t i = (t * 2654435761u) % n, j = (t * 40503u + 7) % n;
+      double expected = 0;
+      for (std::size_t k = 0; k < n; ++k) expected += double(ah(i, k)) * bh(k, j);
+      require(std::abs(ch(i, j) - expected) <= 1e-5 * n, "gemm entry against float64");
+    }
+    out.push_back({"gemm", to_string(kind), std::to_string(n) + "^3 float32", median, best, 0,
+                   2.0 * n * n * n, ""});
+  }
+
+  const auto ca = random_matrix<float>(s.colsum_m, s.colsum_j, 8), cb = random_matrix<float>(s.colsum_j, s.colsum_k, 9);
+  Kokkos::View<float*, memory> colsum("colsum", s.colsum_k);
+  const auto [median, best] = timed([&] { matmul_colsum(space(), ca, cb, colsum); }, repeat);
+  const auto cah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ca);
+  const auto cbh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cb);
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), colsum);
+  std::vector<double> column(s.colsum_j, 0.0);
+  for (std::size_t i = 0; i < s.colsum_m; ++i)
+    for (std::size_t j = 0; j < s.colsum_j; ++j) column[j] += cah(i, j);
+  for (std::size_t k = 0; k < s.colsum_k; k += 97) {
+    double expected = 0;
+    for (std::size_t j = 0; j < s.colsum_j; ++j) expected += column[j] * cbh(j, k);
+    require(std::abs(got(k) - expected) <= 1e-5 * (1 + std::abs(expected)), "matmul_colsum against float64");
+  }
+  out.push_back({"matmul_colsum", "auto",
+                 std::to_string(s.colsum_m) + "x" + std::to_string(s.colsum_j) + "x" + std::to_string(s.colsum_k), median,
+                 best, 4.0 * (double(s.colsum_m) * s.colsum_j + double(s.colsum_j) * s.colsum_k),
+                 2.0 * (double(s.colsum_m) * s.colsum_j + double(s.colsum_j) * s.colsum_k), ""});
+
+  // The course's vmap example: a 150 x 100 matrix times a batch of 10 vectors.
+  const auto ga = random_matrix<float>(150, 100, 10), gx = random_matrix<float>(10, 100, 11);
+  Kokkos::View<float**, Kokkos::LayoutRight, memory> gy("gy", 10, 150);
+  const auto [gm, gb] = timed([&] { gemv_batched(space(), 1.0, ga, gx, 0.0, gy); }, repeat * 20);
+  out.push_back({"gemv_batched", "auto", "10 x (150x100) float32", gm, gb, 4.0 * (150 * 100 + 10 * 250), 2.0 * 10 * 150 * 100, ""});
+}
+
+void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
+  const std::int64_t g = s.cg_grid, n = g * g;
+  // The 5-point Laplacian in CSR, built on the host.
+  std::vector<std::int64_t> starts{0}, columns;
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < g; ++i)
+    for (std::int64_t j = 0; j < g; ++j) {
+      const std::int64_t near[5][2] = {{i - 1, j}, {i, j - 1}, {i, j}, {i, j + 1}, {i + 1, j}};
+      for (const auto& p : near)
+        if (p[0] >= 0 && p[1] >= 0 && p[0] < g && p[1] < g) {
+          columns.push_back(p[0] * g + p[1]);
+          values.push_back(p[0] == i && p[1] == j ? 4.0 : -1.0);
+        }
+      starts.push_back(std::int64_t(columns.size()));
+    }
+  auto to_space = [](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    Kokkos::View<T*, memory> d("csr", v.size());
+    Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+    return d;
+  };
+  const auto a = make_csr(to_space(starts), to_space(columns), to_space(values));
+  const auto b = random_vector<double>(std::size_t(n), 12);
+  Kokkos::View<double*, memory> x("x", n);
+  cg_result result;
+  const auto [median, best] = timed([&] {
+    Kokkos::deep_copy(x, 0.0);
+    result = conjugate_gradient(space(), a, b, x, cg_options{1e-6, 0});
+  }, repeat);
+  const double per = double(result.iterations);
+  out.push_back({"conjugate_gradient", "csr", std::to_string(g) + "^2 Laplacian, " + std::to_string(result.iterations) + " steps",
+                 median / per, best / per, 8.0 * n * 12, 0, "per step"});
+}
+
+}  // namespace bench_workloads
+
+int main(int argc, char* argv[]) {
+  using namespace bench_workloads;
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::string scale = "full", machine = "unnamed", json;
+  int repeat = 5;
+  for (int k = 1; k + 1 < argc; k += 2) {
+    const std::string flag = argv[k], value = argv[k + 1];
+    if (flag == "--scale") scale = value;
+    else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
+    else if (flag == "--machine") machine = value;
+    else if (flag == "--json") json = value;
+    else {
+      std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
+      return 2;
+    }
+  }
+  if (argc % 2 == 0 || (scale != "full" && scale != "small")) {
+    std::fprintf(stderr, "usage: kernwerk_bench_workloads [--scale full|small] [--repeat N] [--machine NAME] [--json FILE]\n");
+    return 2;
+  }
+  const sizes s = scale == "full"
+                      ? sizes{2000, 10000, 102400, std::size_t(1) << 28, 100000000, 4096, 10000, 5000, 7000, 1024}
+                      : sizes{500, 200, 4096, std::size_t(1) << 24, 10000000, 512, 1000, 500, 700, 128};
+  std::vector<record> records;
+  try {
+    diffusion(s, repeat, records);
+    integration(s, repeat, records);
+    vectors(s, repeat, records);
+    dense(s, repeat, records);
+    conjugate(s, repeat, records);
+  } catch (const std::exception& failure) {
+    std::fprintf(stderr, "kernwerk_bench_workloads: %s\n", failure.what());
+    return 1;
+  }
+  for (const auto& r : records)
+    std::printf("%-8s %-20s %-8s %-40s median %12.3f us  %s\n", space::name(), r.workload.c_str(), r.variant.c_str(),
+                r.size.c_str(), 1e6 * r.median, r.note.c_str());
+  if (!json.empty()) {
+    std::ofstream out(json);
+    out << "{\n  \"benchmark\": \"workloads\",\n  \"machine\": \"" << machine << "\",\n  \"execution_space\": \""
+        << space::name() << "\",\n  \"kokkos_version\": " << KOKKOS_VERSION << ",\n  \"repeat\": " << repeat
+        << ",\n  \"results\": [\n";
+    for (std::size_t k = 0; k < records.size(); ++k) {
+      const auto& r = records[k];
+      out << "    {\"workload\": \"" << r.workload << "\", \"variant\": \"" << r.variant << "\", \"size\": \"" << r.size
+          << "\", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best << ", \"bytes\": " << r.bytes
+          << ", \"flops\": " << r.flops << ", \"note\": \"" << r.note << "\"}" << (k + 1 < records.size() ? "," : "")
+          << "\n";
+    }
+    out << "  ]\n}\n";
+    if (!out) {
+      std::fprintf(stderr, "kernwerk_bench_workloads: cannot write %s\n", json.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -46,6 +46,9 @@ template <class ExecutionSpace, class A, class B, class Out>
 void matmul_colsum(const ExecutionSpace& space, const A& a, const B& b, const Out& out) {
   impl::scoped_region region("kernwerk::matmul_colsum");
   impl::check_matmul_colsum(space, a, b, out);
+  using tuned = impl::matmul_colsum_tuned<ExecutionSpace>;
+  if constexpr (tuned::available)
+    if (tuned::covers(a, b, out)) return tuned::run(space, a, b, out);
   impl::matmul_colsum_generic(space, a, b, out);
 }
 

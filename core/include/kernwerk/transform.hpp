@@ -7,14 +7,21 @@
 
 #include <cstdint>
 #include <string>
-#include <tuple>
-#include <utility>
 
+#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
+#include "kernwerk/impl/transform_generic.hpp"
 #include "kernwerk/impl/view_checks.hpp"
+
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/transform.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/transform.hpp"
+#endif
 
 namespace kernwerk {
 
@@ -48,32 +55,6 @@ struct selu {
 };
 }  // namespace maps
 
-namespace impl {
-template <class Output, class Function, class... Inputs>
-struct map_functor {
-  Output out;
-  Function f;
-  std::tuple<Inputs...> inputs;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    apply(i, std::index_sequence_for<Inputs...>{});
-  }
-  template <std::size_t... I>
-  KOKKOS_INLINE_FUNCTION void apply(const std::int64_t i, std::index_sequence<I...>) const {
-    out(i) = static_cast<typename Output::value_type>(f(std::get<I>(inputs)(i)...));
-  }
-};
-
-template <class Output, class Input>
-void require_in_place_or_disjoint(const Output& out, const Input& in, int position) {
-  const bool same = out.data() == in.data() && out.extent(0) == in.extent(0) &&
-                    (out.extent(0) < 2 || out.stride(0) == in.stride(0));
-  if (!same && overlaps(out, in))
-    throw invalid_argument("transform", "out",
-                           "overlaps input " + std::to_string(position) +
-                               " without being the same View");
-}
-}  // namespace impl
 
 template <class ExecutionSpace, class Output, class Function, class... Inputs>
 void transform(const ExecutionSpace& space, const Output& out, const Function& f,
@@ -93,6 +74,14 @@ void transform(const ExecutionSpace& space, const Output& out, const Function& f
         impl::require_in_place_or_disjoint(out, inputs, position);
       }(),
       ...);
+  using tuned = impl::transform_tuned<ExecutionSpace>;
+  if constexpr (tuned::available) {
+    if (tuned::covers(out, inputs...)) {
+      tuned::run(space, out, f, inputs...);
+      space.fence();
+      return;
+    }
+  }
   Kokkos::parallel_for("kernwerk::transform",
                        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
                            space, 0, std::int64_t(out.extent(0))),

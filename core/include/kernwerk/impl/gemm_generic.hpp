@@ -236,6 +236,13 @@ void weighted_column_sums(const ExecutionSpace& space, const M& m, const Weights
                        sum_partials<decltype(partial), Out>{partial, out});
 }
 
+// A backend folder specialises this with `available = true`, `covers(a, b, out)` and
+// `run(space, a, b, out)`.
+template <class ExecutionSpace>
+struct matmul_colsum_tuned {
+  static constexpr bool available = false;
+};
+
 template <class ExecutionSpace, class A, class B, class Out>
 void matmul_colsum_generic(const ExecutionSpace& space, const A& a, const B& b, const Out& out) {
   using memory_space = typename ExecutionSpace::memory_space;

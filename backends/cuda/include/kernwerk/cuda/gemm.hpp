@@ -1,5 +1,6 @@
 #pragma once
-// gemm on CUDA: the tuned tiled kernel of kernwerk/gpu/gemm_kernels.hpp (float, row-major) and,
+// gemm and matmul_colsum on CUDA: the tuned kernels of kernwerk/gpu/colsum_kernels.hpp, the
+// tuned tiled gemm of kernwerk/gpu/gemm_kernels.hpp (float, row-major) and,
 // with KERNWERK_ENABLE_CUBLAS, cuBLAS as the vendor implementation (float and double, any
 // mix of row- and column-major Views), on the execution space's stream.
 #include <Kokkos_Core.hpp>
@@ -12,6 +13,7 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/cuda/runtime.hpp"
+#include "kernwerk/gpu/colsum_kernels.hpp"
 #include "kernwerk/gpu/gemm_kernels.hpp"
 
 #if KERNWERK_ENABLE_CUBLAS
@@ -21,6 +23,8 @@
 namespace kernwerk::impl {
 template <class A, class B, class C>
 struct gemm_tuned<Kokkos::Cuda, A, B, C> : gpu_impl::gpu_gemm<cuda_impl::cuda_runtime, A, B, C> {};
+template <>
+struct matmul_colsum_tuned<Kokkos::Cuda> : gpu_impl::gpu_colsum<cuda_impl::cuda_runtime> {};
 }  // namespace kernwerk::impl
 
 #if KERNWERK_ENABLE_CUBLAS

@@ -16,7 +16,11 @@
 
 namespace kernwerk::gpu_impl {
 
-constexpr int diffuse_tile_x = 64, diffuse_tile_y = 32, fused_steps = 4, diffuse_threads = 256;
+// A block of 64 x 4 threads spans the tile's 64 columns (56 written, 4 of halo each side) and
+// strides over its rows: no division in the index arithmetic, whole warps on one row.
+constexpr int fused_steps = 4, diffuse_threads_x = 64, diffuse_threads_y = 4;
+constexpr int diffuse_threads = diffuse_threads_x * diffuse_threads_y;
+constexpr int diffuse_tile_x = diffuse_threads_x - 2 * fused_steps, diffuse_tile_y = 32;
 
 struct grid_pointers {
   std::int64_t rows, columns;
@@ -31,45 +35,47 @@ __global__ void __launch_bounds__(diffuse_threads)
   __shared__ T tile[2][span_y][span_x];
   const std::int64_t row0 = std::int64_t(blockIdx.y) * diffuse_tile_y - fused_steps;
   const std::int64_t col0 = std::int64_t(blockIdx.x) * diffuse_tile_x - fused_steps;
-  const auto inside = [&](std::int64_t r, std::int64_t c) {
-    return r >= 0 && c >= 0 && r < g.rows && c < g.columns;
-  };
-  for (int e = threadIdx.x; e < span_x * span_y; e += diffuse_threads) {
-    const int y = e / span_x, x = e % span_x;
-    const std::int64_t r = row0 + y, c = col0 + x;
-    tile[0][y][x] = inside(r, c) ? in[r * g.in_stride + c] : T(0);
+  const int x = threadIdx.x;  // span_x == diffuse_threads_x
+  const std::int64_t c = col0 + x;
+  const bool column_inside = c >= 0 && c < g.columns;
+  for (int y = threadIdx.y; y < span_y; y += diffuse_threads_y) {
+    const std::int64_t r = row0 + y;
+    tile[0][y][x] = column_inside && r >= 0 && r < g.rows ? in[r * g.in_stride + c] : T(0);
   }
   __syncthreads();
   for (int s = 0; s < steps; ++s) {
     const int from = s % 2, to = 1 - from;
     // Cells that still have valid neighbours after this step: a band s + 1 inside the span.
-    const int lo = s + 1, width = span_x - 2 * lo, height = span_y - 2 * lo;
+    const int lo = s + 1;
     const bool last = s + 1 == steps;
-    for (int e = threadIdx.x; e < width * height; e += diffuse_threads) {
-      const int y = lo + e / width, x = lo + e % width;
-      const std::int64_t r = row0 + y, c = col0 + x;
-      if (!inside(r, c)) {
-        tile[to][y][x] = T(0);
-        continue;
+    if (x >= lo && x < span_x - lo) {
+      for (int y = lo + int(threadIdx.y); y < span_y - lo; y += diffuse_threads_y) {
+        const std::int64_t r = row0 + y;
+        if (!column_inside || r < 0 || r >= g.rows) {
+          tile[to][y][x] = T(0);
+          continue;
+        }
+        const T centre = tile[from][y][x];
+        T value = T(4) * centre;
+        value -= tile[from][y - 1][x];
+        value -= tile[from][y][x - 1];
+        value -= tile[from][y + 1][x];
+        value -= tile[from][y][x + 1];
+        tile[to][y][x] = centre - value * coeff;
+        if (last && laplacian && y >= fused_steps && y < fused_steps + diffuse_tile_y &&
+            x >= fused_steps && x < fused_steps + diffuse_tile_x)
+          laplacian[r * g.laplacian_stride + c] = value;
       }
-      const T centre = tile[from][y][x];
-      T value = T(4) * centre;
-      value -= tile[from][y - 1][x];
-      value -= tile[from][y][x - 1];
-      value -= tile[from][y + 1][x];
-      value -= tile[from][y][x + 1];
-      tile[to][y][x] = centre - value * coeff;
-      if (last && laplacian && y >= fused_steps && y < fused_steps + diffuse_tile_y &&
-          x >= fused_steps && x < fused_steps + diffuse_tile_x)
-        laplacian[r * g.laplacian_stride + c] = value;
     }
     __syncthreads();
   }
   const int final = steps % 2;
-  for (int e = threadIdx.x; e < diffuse_tile_x * diffuse_tile_y; e += diffuse_threads) {
-    const int y = fused_steps + e / diffuse_tile_x, x = fused_steps + e % diffuse_tile_x;
-    const std::int64_t r = row0 + y, c = col0 + x;
-    if (inside(r, c)) out[r * g.out_stride + c] = tile[final][y][x];
+  if (x >= fused_steps && x < fused_steps + diffuse_tile_x && column_inside) {
+    for (int y = fused_steps + int(threadIdx.y); y < fused_steps + diffuse_tile_y;
+         y += diffuse_threads_y) {
+      const std::int64_t r = row0 + y;
+      if (r >= 0 && r < g.rows) out[r * g.out_stride + c] = tile[final][y][x];
+    }
   }
 }
 
@@ -129,7 +135,8 @@ struct gpu_diffuse {
         in = buffer;
         in_stride = columns;
       }
-      diffusion_steps<T><<<blocks, diffuse_threads, 0, stream>>>(in, out, lap, g, T(coeff), here);
+      diffusion_steps<T><<<blocks, dim3(diffuse_threads_x, diffuse_threads_y), 0, stream>>>(
+          in, out, lap, g, T(coeff), here);
       Runtime::check_launch("diffusion_steps");
       in = out;
       in_stride = out_stride;

@@ -3,10 +3,11 @@
 //
 //   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--variants generic,tuned,indexed]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
-//                          [--host-inputs 1|copy] [--budget BYTES]
+//                          [--host-inputs 1|copy] [--budget BYTES] [--refs-per-cell X]
 // --host-inputs 1 passes host Views: the copies are timed, and go through kernwerk's chunk
 // pipeline (copies beside the computation; chunks also bound by --budget). --host-inputs copy
 // times what a caller without it does: copy the sets in, compute, copy the results out.
+// --refs-per-cell sets the indexed method's grid density (a tuning experiment).
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, indexed the indexed method. Each timed configuration is first
 // spot-checked against the float64 brute force; a wrong answer stops the benchmark.
@@ -84,6 +85,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--json") json = value;
     else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
+    else if (flag == "--refs-per-cell") kernwerk::impl::grid_policy::references_per_cell = std::stod(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;

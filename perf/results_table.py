@@ -84,7 +84,7 @@ def workloads_table():
             shown = f"{1e6 * median:.2f} us" if median < 1e-3 else f"{1e3 * median:.3f} ms"
             lines.append(
                 f"| {run['machine']} | {run['execution_space']} | {r['workload']} | {r['variant']} | {r['size']} | "
-                f"{shown} | {fraction} | {r['note']} | `{run['file']}` |"
+                f"{shown} | {fraction} | {r['note'].replace('|', '&#124;')} | `{run['file']}` |"
             )
     return "\n".join(lines)
 

@@ -18,12 +18,16 @@
 namespace kernwerk::impl {
 
 inline constexpr double grid_slack = 1e-12;        // >> rounding of (x + 1) / cell
-inline constexpr double references_per_cell = 2.0;  // on the sphere's surface, on average
+// References per occupied cell on the sphere's surface, on average: fewer cells cost more
+// distance tests, more cells more empty visits. The benchmark can vary it (--refs-per-cell).
+struct grid_policy {
+  static inline double references_per_cell = 2.0;
+};
 inline constexpr int max_cells_per_axis = 256;      // 2^24 cells: 64 MiB of cell starts
 
 inline int grid_cells_per_axis(std::int64_t reference_count) {
   // Cells of side h cover the sphere's 4 pi of area with about 4 pi / h^2 cells.
-  const double side = std::sqrt(4.0 * M_PI * references_per_cell / double(reference_count));
+  const double side = std::sqrt(4.0 * M_PI * grid_policy::references_per_cell / double(reference_count));
   return std::clamp(int(2.0 / side), 1, max_cells_per_axis);
 }
 

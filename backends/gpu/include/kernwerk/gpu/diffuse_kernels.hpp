@@ -20,7 +20,10 @@ namespace kernwerk::gpu_impl {
 // strides over its rows: no division in the index arithmetic, whole warps on one row.
 constexpr int fused_steps = 4, diffuse_threads_x = 64, diffuse_threads_y = 4;
 constexpr int diffuse_threads = diffuse_threads_x * diffuse_threads_y;
-constexpr int diffuse_tile_x = diffuse_threads_x - 2 * fused_steps, diffuse_tile_y = 32;
+constexpr int diffuse_tile_x = diffuse_threads_x - 2 * fused_steps;
+// Rows per tile: as many as two tiles of T fit in 48 KiB of static shared memory with room.
+template <class T>
+constexpr int diffuse_tile_y = sizeof(T) == 4 ? 64 : 32;
 
 struct grid_pointers {
   std::int64_t rows, columns;
@@ -31,9 +34,9 @@ template <class T>
 __global__ void __launch_bounds__(diffuse_threads)
     diffusion_steps(const T* __restrict__ in, T* __restrict__ out, T* __restrict__ laplacian,
                     grid_pointers g, T coeff, int steps) {
-  constexpr int span_x = diffuse_tile_x + 2 * fused_steps, span_y = diffuse_tile_y + 2 * fused_steps;
+  constexpr int span_x = diffuse_tile_x + 2 * fused_steps, span_y = diffuse_tile_y<T> + 2 * fused_steps;
   __shared__ T tile[2][span_y][span_x];
-  const std::int64_t row0 = std::int64_t(blockIdx.y) * diffuse_tile_y - fused_steps;
+  const std::int64_t row0 = std::int64_t(blockIdx.y) * diffuse_tile_y<T> - fused_steps;
   const std::int64_t col0 = std::int64_t(blockIdx.x) * diffuse_tile_x - fused_steps;
   const int x = threadIdx.x;  // span_x == diffuse_threads_x
   const std::int64_t c = col0 + x;
@@ -62,7 +65,7 @@ __global__ void __launch_bounds__(diffuse_threads)
         value -= tile[from][y + 1][x];
         value -= tile[from][y][x + 1];
         tile[to][y][x] = centre - value * coeff;
-        if (last && laplacian && y >= fused_steps && y < fused_steps + diffuse_tile_y &&
+        if (last && laplacian && y >= fused_steps && y < fused_steps + diffuse_tile_y<T> &&
             x >= fused_steps && x < fused_steps + diffuse_tile_x)
           laplacian[r * g.laplacian_stride + c] = value;
       }
@@ -71,7 +74,7 @@ __global__ void __launch_bounds__(diffuse_threads)
   }
   const int final = steps % 2;
   if (x >= fused_steps && x < fused_steps + diffuse_tile_x && column_inside) {
-    for (int y = fused_steps + int(threadIdx.y); y < fused_steps + diffuse_tile_y;
+    for (int y = fused_steps + int(threadIdx.y); y < fused_steps + diffuse_tile_y<T>;
          y += diffuse_threads_y) {
       const std::int64_t r = row0 + y;
       if (r >= 0 && r < g.rows) out[r * g.out_stride + c] = tile[final][y][x];
@@ -115,7 +118,7 @@ struct gpu_diffuse {
     scratch_type scratch(scratch_type::template bytes_for<T>(std::size_t(rows * columns)));
     T* const buffer = scratch.template take<T>(std::size_t(rows * columns));
     const dim3 blocks(unsigned((columns + diffuse_tile_x - 1) / diffuse_tile_x),
-                      unsigned((rows + diffuse_tile_y - 1) / diffuse_tile_y));
+                      unsigned((rows + diffuse_tile_y<T> - 1) / diffuse_tile_y<T>));
     const auto stream = Runtime::stream(space);
     // Launches alternate between the field and the buffer; the last one writes the field.
     const std::int64_t launches = (steps + fused_steps - 1) / fused_steps;

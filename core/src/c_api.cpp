@@ -1,0 +1,569 @@
+// The C interface (kernwerk.h): raw pointers wrapped in unmanaged Views of the memory space the
+// caller names, every C++ exception turned into a status and a thread-local message.
+#include "kernwerk.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include "kernwerk/cg.hpp"
+#include "kernwerk/diffuse.hpp"
+#include "kernwerk/error.hpp"
+#include "kernwerk/integrate.hpp"
+#include "kernwerk/linear_algebra.hpp"
+#include "kernwerk/nearest.hpp"
+#include "kernwerk/reductions.hpp"
+#include "kernwerk/transform.hpp"
+
+namespace {
+
+using kernwerk::invalid_argument;
+
+thread_local std::string last_error;
+std::mutex lifetime;
+bool initialised_here = false;
+
+kw_status fail(kw_status status, const std::string& message) {
+  last_error = message;
+  return status;
+}
+
+// Runs body() for the C function `function`, turning every exception into a status.
+template <class Body>
+kw_status guarded(const char* function, Body&& body) {
+  if (!Kokkos::is_initialized())
+    return fail(KW_NOT_INITIALIZED,
+                std::string(function) + ": Kernwerk is not initialised (call kw_initialize)");
+  try {
+    body();
+    return KW_SUCCESS;
+  } catch (const kernwerk::invalid_argument& e) {
+    return fail(KW_INVALID_ARGUMENT, e.what());
+  } catch (const kernwerk::unsupported& e) {
+    return fail(KW_UNSUPPORTED, e.what());
+  } catch (const kernwerk::not_converged& e) {
+    return fail(KW_NOT_CONVERGED, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(KW_OUT_OF_MEMORY, std::string(function) + ": out of memory");
+  } catch (const std::exception& e) {
+    const std::string text = e.what();
+    const bool memory = text.find("allocation") != std::string::npos ||
+                        text.find("out of memory") != std::string::npos;
+    return fail(memory ? KW_OUT_OF_MEMORY : KW_INTERNAL_ERROR, std::string(function) + ": " + text);
+  } catch (...) {
+    return fail(KW_INTERNAL_ERROR, std::string(function) + ": unknown exception");
+  }
+}
+
+void require(bool ok, const char* function, const char* argument, const std::string& problem) {
+  if (!ok) throw invalid_argument(function, argument, problem);
+}
+
+void require_pointer(const char* function, const char* argument, const void* pointer,
+                     int64_t elements) {
+  require(pointer != nullptr || elements == 0, function, argument, "is NULL");
+}
+
+void require_count(const char* function, const char* argument, int64_t count) {
+  require(count >= 0, function, argument, "must not be negative, got " + std::to_string(count));
+}
+
+// In a GPU build, a pointer must live where `memory` says.
+void require_location(const char* function, const char* argument, const void* pointer,
+                      kw_memory memory) {
+  if (pointer == nullptr) return;
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    (void)cudaGetLastError();
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  const bool device_only = attributes.type == cudaMemoryTypeDevice;
+  const bool device_reachable = device_only || attributes.type == cudaMemoryTypeManaged;
+  if (memory == KW_MEMORY_DEVICE && !device_reachable)
+    throw invalid_argument(function, argument, "is host memory, but memory is KW_MEMORY_DEVICE");
+  if (memory == KW_MEMORY_HOST && device_only)
+    throw invalid_argument(function, argument, "is device memory, but memory is KW_MEMORY_HOST");
+#else
+  (void)function;
+  (void)argument;
+  (void)memory;
+#endif
+}
+
+// Calls action(space) with the execution space of `memory`.
+template <class Action>
+void with_space(const char* function, kw_memory memory, Action&& action) {
+  if (memory == KW_MEMORY_HOST)
+    action(Kokkos::DefaultHostExecutionSpace());
+  else if (memory == KW_MEMORY_DEVICE)
+    action(Kokkos::DefaultExecutionSpace());
+  else
+    throw invalid_argument(function, "memory", "is neither KW_MEMORY_HOST nor KW_MEMORY_DEVICE");
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+template <class Action>
+void with_type(const char* function, kw_type type, Action&& action) {
+  if (type == KW_FLOAT32)
+    action(type_tag<float>());
+  else if (type == KW_FLOAT64)
+    action(type_tag<double>());
+  else
+    throw invalid_argument(function, "type", "is neither KW_FLOAT32 nor KW_FLOAT64");
+}
+
+template <class T, class Space>
+using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+template <class T, class Space>
+using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+
+template <class T, class Space>
+vector_view<T, Space> vector_of(T* data, int64_t n, int64_t stride) {
+  return vector_view<T, Space>(data, Kokkos::LayoutStride(size_t(n), size_t(stride)));
+}
+
+// A rows x columns matrix in `layout` with leading dimension `ld`, checked.
+template <class T, class Space>
+matrix_view<T, Space> matrix_of(const char* function, const char* name, const char* ld_name,
+                                T* data, kw_layout layout, int64_t rows, int64_t columns,
+                                int64_t ld) {
+  require(layout == KW_ROW_MAJOR || layout == KW_COLUMN_MAJOR, function, "layout",
+          "is neither KW_ROW_MAJOR nor KW_COLUMN_MAJOR");
+  const int64_t minimum = std::max<int64_t>(1, layout == KW_ROW_MAJOR ? columns : rows);
+  require(ld >= minimum, function, ld_name,
+          std::to_string(ld) + " is below " + std::to_string(minimum));
+  require_pointer(function, name, data, rows * columns);
+  if (layout == KW_ROW_MAJOR)
+    return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), size_t(ld),
+                                                            size_t(columns), 1));
+  return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), 1, size_t(columns),
+                                                          size_t(ld)));
+}
+
+struct integrand_adapter {
+  kw_integrand f;
+  void* context;
+  double operator()(double x, double y) const { return f(x, y, context); }
+};
+
+}  // namespace
+
+extern "C" {
+
+const char* kw_status_message(kw_status status) {
+  switch (status) {
+    case KW_SUCCESS: return "success";
+    case KW_INVALID_ARGUMENT: return "invalid argument";
+    case KW_UNSUPPORTED: return "not supported by this build";
+    case KW_NOT_INITIALIZED: return "Kernwerk is not initialised (call kw_initialize)";
+    case KW_NOT_CONVERGED: return "the iteration did not converge";
+    case KW_OUT_OF_MEMORY: return "out of memory";
+    case KW_INTERNAL_ERROR: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* kw_last_error(void) { return last_error.c_str(); }
+
+kw_status kw_initialize(void) {
+  std::lock_guard<std::mutex> lock(lifetime);
+  if (Kokkos::is_initialized()) return KW_SUCCESS;
+  try {
+    Kokkos::initialize();
+    initialised_here = true;
+    return KW_SUCCESS;
+  } catch (const std::exception& e) {
+    return fail(KW_INTERNAL_ERROR, std::string("kw_initialize: ") + e.what());
+  }
+}
+
+kw_status kw_finalize(void) {
+  std::lock_guard<std::mutex> lock(lifetime);
+  if (!initialised_here) return KW_SUCCESS;  // the application's Kokkos stays as it is
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+  initialised_here = false;
+  return KW_SUCCESS;
+}
+
+int kw_is_initialized(void) { return Kokkos::is_initialized() ? 1 : 0; }
+
+void kw_nearest_options_default(kw_nearest_options* options) {
+  if (!options) return;
+  *options = kw_nearest_options{0, 0, 1.0, 0, 0, 0};
+}
+
+kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
+                     int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
+                     void* distances, const kw_nearest_options* options) {
+  constexpr const char* fn = "kw_nearest";
+  return guarded(fn, [&] {
+    require_count(fn, "n", n);
+    require_count(fn, "m", m);
+    require(dimension >= 1, fn, "dimension", "must be at least 1");
+    require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+    require_pointer(fn, "observations", observations, n);
+    require_pointer(fn, "references", references, m);
+    require_pointer(fn, "indices", indices, n);
+    require_pointer(fn, "distances", distances, n);
+    for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
+                                 {"references", references}, {"indices", indices},
+                                 {"distances", distances}})
+      require_location(fn, name, pointer, memory);
+    kernwerk::nearest_options cpp;
+    if (options) {
+      require(options->metric == 0 || options->metric == 1, fn, "options->metric", "is not 0 or 1");
+      require(options->method >= 0 && options->method <= 2, fn, "options->method", "is not 0, 1 or 2");
+      require(options->implementation >= 0 && options->implementation <= 2, fn,
+              "options->implementation", "is not 0, 1 or 2");
+      require(options->memory_budget >= 0, fn, "options->memory_budget", "must not be negative");
+      cpp.metric = options->metric == 0 ? kernwerk::metric_kind::haversine : kernwerk::metric_kind::euclidean;
+      cpp.units = options->degrees ? kernwerk::angle_unit::degrees : kernwerk::angle_unit::radians;
+      cpp.radius = options->radius;
+      cpp.method = kernwerk::method_kind(options->method);
+      cpp.implementation = kernwerk::implementation_kind(options->implementation);
+      cpp.memory_budget = std::size_t(options->memory_budget);
+    }
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using points = Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+        using index_matrix = Kokkos::View<int64_t**, Kokkos::LayoutRight,
+                                          typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        using distance_matrix = Kokkos::View<T**, Kokkos::LayoutRight,
+                                             typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        kernwerk::nearest(space, points(static_cast<const T*>(observations), n, dimension),
+                          points(static_cast<const T*>(references), m, dimension),
+                          index_matrix(indices, n, k),
+                          distance_matrix(static_cast<T*>(distances), n, k), cpp);
+      });
+    });
+  });
+}
+
+kw_status kw_diffuse(kw_type type, kw_memory memory, void* field, int64_t rows, int64_t columns,
+                     int64_t row_stride, int64_t steps, double coeff, void* laplacian,
+                     int64_t laplacian_row_stride) {
+  constexpr const char* fn = "kw_diffuse";
+  return guarded(fn, [&] {
+    require_count(fn, "rows", rows);
+    require_count(fn, "columns", columns);
+    require_location(fn, "field", field, memory);
+    require_location(fn, "laplacian", laplacian, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const auto grid = matrix_of<T, Space>(fn, "field", "row_stride", static_cast<T*>(field),
+                                              KW_ROW_MAJOR, rows, columns, row_stride);
+        kernwerk::diffuse_options options;
+        options.coeff = coeff;
+        if (laplacian) {
+          const auto lap = matrix_of<T, Space>(fn, "laplacian", "laplacian_row_stride",
+                                               static_cast<T*>(laplacian), KW_ROW_MAJOR, rows,
+                                               columns, laplacian_row_stride);
+          kernwerk::diffuse(space, grid, steps, lap, options);
+        } else {
+          kernwerk::diffuse(space, grid, steps, options);
+        }
+      });
+    });
+  });
+}
+
+kw_status kw_integrate2d(kw_integrand f, void* context, double x0, double x1, double y0,
+                         double y1, int64_t n, int64_t m, double* result) {
+  constexpr const char* fn = "kw_integrate2d";
+  return guarded(fn, [&] {
+    require(f != nullptr, fn, "f", "is NULL");
+    require(result != nullptr, fn, "result", "is NULL");
+    *result = kernwerk::integrate2d(Kokkos::DefaultHostExecutionSpace(),
+                                    integrand_adapter{f, context}, x0, x1, y0, y1, n, m);
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+// The reductions share their argument handling: n elements of x `stride` apart.
+template <class Reduce>
+kw_status reduction(const char* fn, kw_type type, kw_memory memory, int64_t n, const void* x,
+                    int64_t stride, const Reduce& reduce) {
+  return guarded(fn, [&] {
+    require_count(fn, "n", n);
+    require(stride >= 1, fn, "stride", "must be at least 1, got " + std::to_string(stride));
+    require_pointer(fn, "x", x, n);
+    require_location(fn, "x", x, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        reduce(space, vector_of<const T, Space>(static_cast<const T*>(x), n, stride));
+      });
+    });
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+kw_status kw_sum(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t stride,
+                 double* result) {
+  if (!result) return fail(KW_INVALID_ARGUMENT, "kernwerk::kw_sum: result: is NULL");
+  return reduction("kw_sum", type, memory, n, x, stride,
+                   [&](auto space, auto v) { *result = kernwerk::sum(space, v); });
+}
+
+kw_status kw_norm2(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t stride,
+                   double* result) {
+  if (!result) return fail(KW_INVALID_ARGUMENT, "kernwerk::kw_norm2: result: is NULL");
+  return reduction("kw_norm2", type, memory, n, x, stride,
+                   [&](auto space, auto v) { *result = kernwerk::norm2(space, v); });
+}
+
+kw_status kw_min_location(kw_type type, kw_memory memory, int64_t n, const void* x,
+                          int64_t stride, double* value, int64_t* index) {
+  if (!value || !index)
+    return fail(KW_INVALID_ARGUMENT, std::string("kernwerk::kw_min_location: ") +
+                                         (value ? "index" : "value") + ": is NULL");
+  return reduction("kw_min_location", type, memory, n, x, stride, [&](auto space, auto v) {
+    const auto found = kernwerk::min_location(space, v);
+    *value = double(found.value);
+    *index = found.index;
+  });
+}
+
+kw_status kw_max_location(kw_type type, kw_memory memory, int64_t n, const void* x,
+                          int64_t stride, double* value, int64_t* index) {
+  if (!value || !index)
+    return fail(KW_INVALID_ARGUMENT, std::string("kernwerk::kw_max_location: ") +
+                                         (value ? "index" : "value") + ": is NULL");
+  return reduction("kw_max_location", type, memory, n, x, stride, [&](auto space, auto v) {
+    const auto found = kernwerk::max_location(space, v);
+    *value = double(found.value);
+    *index = found.index;
+  });
+}
+
+kw_status kw_dot(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t x_stride,
+                 const void* y, int64_t y_stride, double* result) {
+  constexpr const char* fn = "kw_dot";
+  return guarded(fn, [&] {
+    require(result != nullptr, fn, "result", "is NULL");
+    require_count(fn, "n", n);
+    require(x_stride >= 1, fn, "x_stride", "must be at least 1");
+    require(y_stride >= 1, fn, "y_stride", "must be at least 1");
+    require_pointer(fn, "x", x, n);
+    require_pointer(fn, "y", y, n);
+    require_location(fn, "x", x, memory);
+    require_location(fn, "y", y, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        *result = kernwerk::dot(space, vector_of<const T, Space>(static_cast<const T*>(x), n, x_stride),
+                                vector_of<const T, Space>(static_cast<const T*>(y), n, y_stride));
+      });
+    });
+  });
+}
+
+kw_status kw_transform(kw_type type, kw_memory memory, kw_map map, double parameter, int64_t n,
+                       void* out, const void* x, const void* y) {
+  constexpr const char* fn = "kw_transform";
+  return guarded(fn, [&] {
+    require(map >= KW_MAP_SAXPY && map <= KW_MAP_SELU, fn, "map", "is not a kw_map");
+    const bool two_inputs = map == KW_MAP_SAXPY || map == KW_MAP_REL_DIFF;
+    require_count(fn, "n", n);
+    require_pointer(fn, "out", out, n);
+    require_pointer(fn, "x", x, n);
+    if (two_inputs) require_pointer(fn, "y", y, n);
+    require(std::isfinite(parameter), fn, "parameter", "must be finite");
+    require_location(fn, "out", out, memory);
+    require_location(fn, "x", x, memory);
+    if (two_inputs) require_location(fn, "y", y, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using view = Kokkos::View<T*, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        using input = Kokkos::View<const T*, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        const view o(static_cast<T*>(out), n);
+        const input a(static_cast<const T*>(x), n);
+        switch (map) {
+          case KW_MAP_SAXPY:
+            kernwerk::transform(space, o, kernwerk::maps::saxpy{parameter}, a, input(static_cast<const T*>(y), n));
+            break;
+          case KW_MAP_REL_DIFF:
+            kernwerk::transform(space, o, kernwerk::maps::rel_diff{}, a, input(static_cast<const T*>(y), n));
+            break;
+          case KW_MAP_COS2_PLUS_SIN2:
+            kernwerk::transform(space, o, kernwerk::maps::cos2_plus_sin2{}, a);
+            break;
+          case KW_MAP_SELU:
+            kernwerk::transform(space, o, kernwerk::maps::selu{}, a);
+            break;
+        }
+      });
+    });
+  });
+}
+
+kw_status kw_gemm(kw_type type, kw_memory memory, kw_layout layout, int64_t m, int64_t n,
+                  int64_t k, double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                  double beta, void* c, int64_t ldc) {
+  constexpr const char* fn = "kw_gemm";
+  return guarded(fn, [&] {
+    require_count(fn, "m", m);
+    require_count(fn, "n", n);
+    require_count(fn, "k", k);
+    require_location(fn, "a", a, memory);
+    require_location(fn, "b", b, memory);
+    require_location(fn, "c", c, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernwerk::gemm(space, alpha,
+                       matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, k, lda),
+                       matrix_of<const T, Space>(fn, "b", "ldb", static_cast<const T*>(b), layout, k, n, ldb),
+                       beta, matrix_of<T, Space>(fn, "c", "ldc", static_cast<T*>(c), layout, m, n, ldc));
+      });
+    });
+  });
+}
+
+kw_status kw_matmul_colsum(kw_type type, kw_memory memory, kw_layout layout, int64_t m,
+                           int64_t j, int64_t k, const void* a, int64_t lda, const void* b,
+                           int64_t ldb, void* out) {
+  constexpr const char* fn = "kw_matmul_colsum";
+  return guarded(fn, [&] {
+    require_count(fn, "m", m);
+    require_count(fn, "j", j);
+    require_count(fn, "k", k);
+    require_pointer(fn, "out", out, k);
+    require_location(fn, "a", a, memory);
+    require_location(fn, "b", b, memory);
+    require_location(fn, "out", out, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernwerk::matmul_colsum(
+            space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, j, lda),
+            matrix_of<const T, Space>(fn, "b", "ldb", static_cast<const T*>(b), layout, j, k, ldb),
+            Kokkos::View<T*, typename Space::memory_space, Kokkos::MemoryUnmanaged>(static_cast<T*>(out), k));
+      });
+    });
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+void report(const kernwerk::cg_result& solved, kw_cg_result* result, double* history,
+            int64_t capacity) {
+  if (result) *result = kw_cg_result{solved.iterations, solved.residual_norm};
+  if (history)
+    for (int64_t q = 0; q < capacity && q < int64_t(solved.residual_history.size()); ++q)
+      history[q] = solved.residual_history[std::size_t(q)];
+}
+
+template <class Solve>
+kw_status solve(const char* fn, kw_type type, kw_memory memory, int64_t n, const void* b, void* x,
+                double tolerance, int64_t max_iterations, kw_cg_result* result, double* history,
+                int64_t history_capacity, const Solve& with_matrix) {
+  return guarded(fn, [&] {
+    require_count(fn, "n", n);
+    require_count(fn, "history_capacity", history_capacity);
+    require(history != nullptr || history_capacity == 0, fn, "history",
+            "is NULL with a capacity of " + std::to_string(history_capacity));
+    require_pointer(fn, "b", b, n);
+    require_pointer(fn, "x", x, n);
+    require_location(fn, "b", b, memory);
+    require_location(fn, "x", x, memory);
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using vector = Kokkos::View<T*, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        using input = Kokkos::View<const T*, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+        const kernwerk::cg_options options{tolerance, max_iterations};
+        with_matrix(space, tag, [&](const auto& a) {
+          report(kernwerk::conjugate_gradient(space, a, input(static_cast<const T*>(b), n),
+                                              vector(static_cast<T*>(x), n), options),
+                 result, history, history_capacity);
+        });
+      });
+    });
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+kw_status kw_cg_dense(kw_type type, kw_memory memory, kw_layout layout, int64_t n, const void* a,
+                      int64_t lda, const void* b, void* x, double tolerance,
+                      int64_t max_iterations, kw_cg_result* result, double* history,
+                      int64_t history_capacity) {
+  constexpr const char* fn = "kw_cg_dense";
+  return solve(fn, type, memory, n, b, x, tolerance, max_iterations, result, history,
+               history_capacity, [&](auto space, auto tag, const auto& run) {
+                 using Space = decltype(space);
+                 using T = typename decltype(tag)::type;
+                 require_location(fn, "a", a, memory);
+                 run(matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, n, n, lda));
+               });
+}
+
+kw_status kw_cg_csr(kw_type type, kw_memory memory, int64_t n, const int64_t* row_starts,
+                    const int64_t* columns, const void* values, const void* b, void* x,
+                    double tolerance, int64_t max_iterations, kw_cg_result* result,
+                    double* history, int64_t history_capacity) {
+  constexpr const char* fn = "kw_cg_csr";
+  return solve(fn, type, memory, n, b, x, tolerance, max_iterations, result, history,
+               history_capacity, [&](auto space, auto tag, const auto& run) {
+                 using Space = decltype(space);
+                 using T = typename decltype(tag)::type;
+                 using memory_space = typename Space::memory_space;
+                 require(row_starts != nullptr, fn, "row_starts", "is NULL");
+                 require_location(fn, "row_starts", row_starts, memory);
+                 const Kokkos::View<const int64_t*, memory_space, Kokkos::MemoryUnmanaged> starts(
+                     row_starts, std::size_t(n + 1));
+                 const auto entries = Kokkos::create_mirror_view_and_copy(
+                     Kokkos::HostSpace(), Kokkos::subview(starts, std::size_t(n)));
+                 const int64_t count = entries();
+                 require(count >= 0, fn, "row_starts", "ends below 0");
+                 require_pointer(fn, "columns", columns, count);
+                 require_pointer(fn, "values", values, count);
+                 require_location(fn, "columns", columns, memory);
+                 require_location(fn, "values", values, memory);
+                 run(kernwerk::make_csr(
+                     starts,
+                     Kokkos::View<const int64_t*, memory_space, Kokkos::MemoryUnmanaged>(columns, std::size_t(count)),
+                     Kokkos::View<const T*, memory_space, Kokkos::MemoryUnmanaged>(static_cast<const T*>(values),
+                                                                                  std::size_t(count))));
+               });
+}
+
+}  // extern "C"

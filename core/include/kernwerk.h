@@ -39,6 +39,11 @@ const char* kw_status_message(kw_status status);
 /* The message of the calling thread's last failed call ("" when none failed). */
 const char* kw_last_error(void);
 
+/* For language bindings: records "kernwerk::<function>: <argument>: <problem>" as the thread's
+ * last error and returns KW_INVALID_ARGUMENT (checks a binding makes that C cannot). */
+kw_status kw_report_invalid_argument(const char* function, const char* argument,
+                                     const char* problem);
+
 /* Initialises Kokkos unless the application already did (then it is left alone). */
 kw_status kw_initialize(void);
 /* Finalises Kokkos if, and only if, kw_initialize initialised it. */

@@ -180,6 +180,14 @@ const char* kw_status_message(kw_status status) {
 
 const char* kw_last_error(void) { return last_error.c_str(); }
 
+kw_status kw_report_invalid_argument(const char* function, const char* argument,
+                                     const char* problem) {
+  return fail(KW_INVALID_ARGUMENT, invalid_argument(function ? function : "?",
+                                                    argument ? argument : "?",
+                                                    problem ? problem : "?")
+                                       .what());
+}
+
 kw_status kw_initialize(void) {
   std::lock_guard<std::mutex> lock(lifetime);
   if (Kokkos::is_initialized()) return KW_SUCCESS;

@@ -28,6 +28,8 @@ struct gemm_arguments {
   std::int64_t ldc;
 };
 
+// A template (of one instance), so that the header may be included by several sources.
+template <class Unused = void>
 __global__ void __launch_bounds__(gemm_threads) sgemm_tiles(const gemm_arguments g) {
   __shared__ float4 a_slices[2][gemm_depth][gemm_block_m / 4];  // A transposed: [k][row]
   __shared__ float4 b_slices[2][gemm_depth][gemm_block_n / 4];  // [k][column]
@@ -125,7 +127,7 @@ struct gpu_gemm {
                              row_stride(b),    c.data(),        row_stride(c)};
       const dim3 grid((g.n + gemm_block_n - 1) / gemm_block_n,
                       (g.m + gemm_block_m - 1) / gemm_block_m);
-      sgemm_tiles<<<grid, gemm_threads, 0, Runtime::stream(space)>>>(g);
+      sgemm_tiles<><<<grid, gemm_threads, 0, Runtime::stream(space)>>>(g);
       Runtime::check_launch("sgemm_tiles");
       space.fence();
     }

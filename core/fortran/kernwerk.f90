@@ -1,0 +1,492 @@
+! Kernwerk from Fortran: bind(C) interfaces to kernwerk.h behind generic procedures that take
+! assumed-shape real32 or real64 arrays, and *_device variants that take type(c_ptr) device
+! memory (CUDA Fortran, OpenACC host_data) and run on the GPU with no transfers.
+!
+! Every procedure has an optional integer `stat` (one of the KW_* codes; kw_last_error() gives
+! the message). Without it, a failure stops the program with the message, as Fortran users
+! expect. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
+! and 0-based from kw_nearest_device (they stay where the GPU wrote them).
+module kernwerk
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: real32, real64, int64
+  implicit none
+  private
+
+  integer, parameter, public :: KW_SUCCESS = 0, KW_INVALID_ARGUMENT = 1, KW_UNSUPPORTED = 2, &
+                                KW_NOT_INITIALIZED = 3, KW_NOT_CONVERGED = 4, &
+                                KW_OUT_OF_MEMORY = 5, KW_INTERNAL_ERROR = 6
+  integer, parameter, public :: KW_FLOAT32 = 0, KW_FLOAT64 = 1
+  integer, parameter :: host_memory = 0, device_memory = 1, row_major = 0, column_major = 1
+
+  public :: kw_initialize, kw_finalize, kw_last_error, kw_nearest, kw_nearest_device, &
+            kw_diffuse, kw_diffuse_device, kw_sum, kw_dot, kw_norm2, kw_gemm, kw_cg
+
+  type, bind(C) :: nearest_options_c
+    integer(c_int) :: metric, degrees
+    real(c_double) :: radius
+    integer(c_int) :: method, implementation
+    integer(c_int64_t) :: memory_budget
+  end type
+
+  type, bind(C) :: cg_result_c
+    integer(c_int64_t) :: iterations
+    real(c_double) :: residual_norm
+  end type
+
+  interface
+    integer(c_int) function c_initialize() bind(C, name="kw_initialize")
+      import :: c_int
+    end function
+    integer(c_int) function c_finalize() bind(C, name="kw_finalize")
+      import :: c_int
+    end function
+    type(c_ptr) function c_last_error() bind(C, name="kw_last_error")
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: text
+    end function
+    integer(c_int) function c_invalid(function, argument, problem) bind(C, name="kw_report_invalid_argument")
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: function(*), argument(*), problem(*)
+    end function
+    integer(c_int) function c_nearest(type, memory, dimension, observations, n, references, m, k, &
+                                      indices, distances, options) bind(C, name="kw_nearest")
+      import :: c_int, c_int64_t, c_ptr, nearest_options_c
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: dimension, n, m, k
+      type(c_ptr), value :: observations, references, indices, distances
+      type(nearest_options_c), intent(in) :: options
+    end function
+    integer(c_int) function c_diffuse(type, memory, field, rows, columns, row_stride, steps, coeff, &
+                                      laplacian, laplacian_row_stride) bind(C, name="kw_diffuse")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: type, memory
+      type(c_ptr), value :: field, laplacian
+      integer(c_int64_t), value :: rows, columns, row_stride, steps, laplacian_row_stride
+      real(c_double), value :: coeff
+    end function
+    integer(c_int) function c_sum(type, memory, n, x, stride, result) bind(C, name="kw_sum")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: n, stride
+      type(c_ptr), value :: x
+      real(c_double), intent(out) :: result
+    end function
+    integer(c_int) function c_norm2(type, memory, n, x, stride, result) bind(C, name="kw_norm2")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: n, stride
+      type(c_ptr), value :: x
+      real(c_double), intent(out) :: result
+    end function
+    integer(c_int) function c_dot(type, memory, n, x, x_stride, y, y_stride, result) bind(C, name="kw_dot")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: n, x_stride, y_stride
+      type(c_ptr), value :: x, y
+      real(c_double), intent(out) :: result
+    end function
+    integer(c_int) function c_gemm(type, memory, layout, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) &
+        bind(C, name="kw_gemm")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: type, memory, layout
+      integer(c_int64_t), value :: m, n, k, lda, ldb, ldc
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c
+    end function
+    integer(c_int) function c_cg_dense(type, memory, layout, n, a, lda, b, x, tolerance, max_iterations, &
+                                       result, history, history_capacity) bind(C, name="kw_cg_dense")
+      import :: c_int, c_int64_t, c_ptr, c_double, cg_result_c
+      integer(c_int), value :: type, memory, layout
+      integer(c_int64_t), value :: n, lda, max_iterations, history_capacity
+      type(c_ptr), value :: a, b, x, history
+      real(c_double), value :: tolerance
+      type(cg_result_c), intent(out) :: result
+    end function
+  end interface
+
+  interface kw_nearest
+    module procedure nearest_real32, nearest_real64
+  end interface
+  interface kw_diffuse
+    module procedure diffuse_real32, diffuse_real64
+  end interface
+  interface kw_sum
+    module procedure sum_real32, sum_real64
+  end interface
+  interface kw_dot
+    module procedure dot_real32, dot_real64
+  end interface
+  interface kw_norm2
+    module procedure norm2_real32, norm2_real64
+  end interface
+  interface kw_gemm
+    module procedure gemm_real32, gemm_real64
+  end interface
+  interface kw_cg
+    module procedure cg_real32, cg_real64
+  end interface
+
+contains
+
+  ! The message of this thread's last failed call.
+  function kw_last_error() result(message)
+    character(len=:), allocatable :: message
+    character(kind=c_char), pointer :: characters(:)
+    type(c_ptr) :: pointer
+    integer :: length
+    pointer = c_last_error()
+    length = int(c_strlen(pointer))
+    call c_f_pointer(pointer, characters, [length])
+    allocate(character(len=length) :: message)
+    if (length > 0) message = transfer(characters, message)
+  end function
+
+  ! Hands the status to `stat` when present; otherwise stops on failure with the message.
+  subroutine finish(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (present(stat)) then
+      stat = int(status)
+    else if (status /= KW_SUCCESS) then
+      error stop "kernwerk: " // kw_last_error()
+    end if
+  end subroutine
+
+  ! Records a shape problem the C interface cannot see, as its own errors read.
+  integer(c_int) function invalid(function, argument, problem)
+    character(*), intent(in) :: function, argument, problem
+    invalid = c_invalid(function // c_null_char, argument // c_null_char, problem // c_null_char)
+  end function
+
+  function text(value) result(digits)
+    integer(int64), intent(in) :: value
+    character(len=:), allocatable :: digits
+    character(len=24) :: buffer
+    write (buffer, '(i0)') value
+    digits = trim(buffer)
+  end function
+
+  subroutine kw_initialize(stat)
+    integer, intent(out), optional :: stat
+    call finish(c_initialize(), stat)
+  end subroutine
+
+  subroutine kw_finalize(stat)
+    integer, intent(out), optional :: stat
+    call finish(c_finalize(), stat)
+  end subroutine
+
+  function options_of(degrees, radius, euclidean) result(options)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    type(nearest_options_c) :: options
+    options = nearest_options_c(0, 0, 1.0_c_double, 0, 0, 0_c_int64_t)
+    if (present(degrees)) then
+      if (degrees) options%degrees = 1
+    end if
+    if (present(euclidean)) then
+      if (euclidean) options%metric = 1
+    end if
+    if (present(radius)) options%radius = radius
+  end function
+
+  ! observations(dimension, n), references(dimension, m): one point per column (latitude,
+  ! longitude for haversine). indices(k, n) 1-based, distances(k, n): nearest first.
+  subroutine nearest_real64(observations, references, indices, distances, degrees, radius, euclidean, stat)
+    real(real64), intent(in), target, contiguous :: observations(:, :), references(:, :)
+    integer(int64), intent(out), target, contiguous :: indices(:, :)
+    real(real64), intent(out), target, contiguous :: distances(:, :)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = nearest_check(size(observations, 1, int64), size(references, 1, int64), &
+                           size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
+                           size(distances, 1, int64), size(distances, 2, int64))
+    if (status == KW_SUCCESS) then
+      status = c_nearest(KW_FLOAT64, host_memory, size(observations, 1, int64), c_loc(observations), &
+                         size(observations, 2, int64), c_loc(references), size(references, 2, int64), &
+                         size(indices, 1, int64), c_loc(indices), c_loc(distances), &
+                         options_of(degrees, radius, euclidean))
+      if (status == KW_SUCCESS) indices = indices + 1
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  subroutine nearest_real32(observations, references, indices, distances, degrees, radius, euclidean, stat)
+    real(real32), intent(in), target, contiguous :: observations(:, :), references(:, :)
+    integer(int64), intent(out), target, contiguous :: indices(:, :)
+    real(real32), intent(out), target, contiguous :: distances(:, :)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = nearest_check(size(observations, 1, int64), size(references, 1, int64), &
+                           size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
+                           size(distances, 1, int64), size(distances, 2, int64))
+    if (status == KW_SUCCESS) then
+      status = c_nearest(KW_FLOAT32, host_memory, size(observations, 1, int64), c_loc(observations), &
+                         size(observations, 2, int64), c_loc(references), size(references, 2, int64), &
+                         size(indices, 1, int64), c_loc(indices), c_loc(distances), &
+                         options_of(degrees, radius, euclidean))
+      if (status == KW_SUCCESS) indices = indices + 1
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! The shapes the C interface cannot see: both point sets of one dimension, outputs (k, n).
+  integer(c_int) function nearest_check(dimension, reference_dimension, n, k, index_columns, &
+                                        distance_rows, distance_columns) result(status)
+    integer(int64), intent(in) :: dimension, reference_dimension, n, k, index_columns, distance_rows, &
+                                  distance_columns
+    status = KW_SUCCESS
+    if (reference_dimension /= dimension) then
+      status = invalid("kw_nearest", "references", text(reference_dimension) // " coordinates per point, " // &
+                       "observations have " // text(dimension))
+    else if (index_columns /= n) then
+      status = invalid("kw_nearest", "indices", "has " // text(index_columns) // " columns for " // &
+                       text(n) // " observations")
+    else if (distance_rows /= k .or. distance_columns /= n) then
+      status = invalid("kw_nearest", "distances", "shape (" // text(distance_rows) // ", " // &
+                       text(distance_columns) // ") differs from indices' (" // text(k) // ", " // text(n) // ")")
+    end if
+  end function
+
+  ! Device memory: points row after row (n x dimension, contiguous), indices and distances
+  ! (n x k) on the GPU; type is KW_FLOAT32 or KW_FLOAT64.
+  subroutine kw_nearest_device(type, dimension, observations, n, references, m, k, indices, distances, &
+                               degrees, radius, euclidean, stat)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: dimension, n, m, k
+    type(c_ptr), intent(in) :: observations, references, indices, distances
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call finish(c_nearest(int(type, c_int), device_memory, dimension, observations, n, references, m, k, &
+                          indices, distances, options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  subroutine diffuse_real64(field, steps, coeff, laplacian, stat)
+    real(real64), intent(inout), target, contiguous :: field(:, :)
+    integer(int64), intent(in) :: steps
+    real(real64), intent(in), optional :: coeff
+    real(real64), intent(out), target, contiguous, optional :: laplacian(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: lap
+    real(c_double) :: c
+    c = 0.25_c_double
+    if (present(coeff)) c = coeff
+    lap = c_null_ptr
+    if (present(laplacian)) then
+      if (any(shape(laplacian) /= shape(field))) then
+        call finish(invalid("kw_diffuse", "laplacian", "shape differs from field's"), stat)
+        return
+      end if
+      lap = c_loc(laplacian)
+    end if
+    ! Fortran's column-major (nx, ny) is C's row-major (ny, nx); the stencil is symmetric.
+    call finish(c_diffuse(KW_FLOAT64, host_memory, c_loc(field), size(field, 2, int64), size(field, 1, int64), &
+                          size(field, 1, int64), steps, c, lap, size(field, 1, int64)), stat)
+  end subroutine
+
+  subroutine diffuse_real32(field, steps, coeff, laplacian, stat)
+    real(real32), intent(inout), target, contiguous :: field(:, :)
+    integer(int64), intent(in) :: steps
+    real(real64), intent(in), optional :: coeff
+    real(real32), intent(out), target, contiguous, optional :: laplacian(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: lap
+    real(c_double) :: c
+    c = 0.25_c_double
+    if (present(coeff)) c = coeff
+    lap = c_null_ptr
+    if (present(laplacian)) then
+      if (any(shape(laplacian) /= shape(field))) then
+        call finish(invalid("kw_diffuse", "laplacian", "shape differs from field's"), stat)
+        return
+      end if
+      lap = c_loc(laplacian)
+    end if
+    call finish(c_diffuse(KW_FLOAT32, host_memory, c_loc(field), size(field, 2, int64), size(field, 1, int64), &
+                          size(field, 1, int64), steps, c, lap, size(field, 1, int64)), stat)
+  end subroutine
+
+  ! A field of nx x ny values in device memory (column-major, as Fortran stores it).
+  subroutine kw_diffuse_device(type, field, nx, ny, steps, coeff, laplacian, stat)
+    integer, intent(in) :: type
+    type(c_ptr), intent(in) :: field
+    integer(int64), intent(in) :: nx, ny, steps
+    real(real64), intent(in), optional :: coeff
+    type(c_ptr), intent(in), optional :: laplacian
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: lap
+    real(c_double) :: c
+    c = 0.25_c_double
+    if (present(coeff)) c = coeff
+    lap = c_null_ptr
+    if (present(laplacian)) lap = laplacian
+    call finish(c_diffuse(int(type, c_int), device_memory, field, ny, nx, nx, steps, c, lap, nx), stat)
+  end subroutine
+
+  subroutine sum_real64(x, result, stat)
+    real(real64), intent(in), target, contiguous :: x(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    call finish(c_sum(KW_FLOAT64, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
+  end subroutine
+
+  subroutine sum_real32(x, result, stat)
+    real(real32), intent(in), target, contiguous :: x(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    call finish(c_sum(KW_FLOAT32, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
+  end subroutine
+
+  subroutine norm2_real64(x, result, stat)
+    real(real64), intent(in), target, contiguous :: x(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    call finish(c_norm2(KW_FLOAT64, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
+  end subroutine
+
+  subroutine norm2_real32(x, result, stat)
+    real(real32), intent(in), target, contiguous :: x(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    call finish(c_norm2(KW_FLOAT32, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
+  end subroutine
+
+  subroutine dot_real64(x, y, result, stat)
+    real(real64), intent(in), target, contiguous :: x(:), y(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    if (size(y) /= size(x)) then
+      call finish(invalid("kw_dot", "y", "length " // text(size(y, kind=int64)) // " differs from x's " // &
+                          text(size(x, kind=int64))), stat)
+      return
+    end if
+    call finish(c_dot(KW_FLOAT64, host_memory, size(x, kind=int64), c_loc(x), 1_int64, c_loc(y), 1_int64, &
+                      result), stat)
+  end subroutine
+
+  subroutine dot_real32(x, y, result, stat)
+    real(real32), intent(in), target, contiguous :: x(:), y(:)
+    real(real64), intent(out) :: result
+    integer, intent(out), optional :: stat
+    if (size(y) /= size(x)) then
+      call finish(invalid("kw_dot", "y", "length " // text(size(y, kind=int64)) // " differs from x's " // &
+                          text(size(x, kind=int64))), stat)
+      return
+    end if
+    call finish(c_dot(KW_FLOAT32, host_memory, size(x, kind=int64), c_loc(x), 1_int64, c_loc(y), 1_int64, &
+                      result), stat)
+  end subroutine
+
+  ! c = alpha a b + beta c (Fortran arrays, column-major).
+  subroutine gemm_real64(a, b, c, alpha, beta, stat)
+    real(real64), intent(in), target, contiguous :: a(:, :), b(:, :)
+    real(real64), intent(inout), target, contiguous :: c(:, :)
+    real(real64), intent(in), optional :: alpha, beta
+    integer, intent(out), optional :: stat
+    real(c_double) :: al, be
+    al = 1.0_c_double
+    be = 0.0_c_double
+    if (present(alpha)) al = alpha
+    if (present(beta)) be = beta
+    call finish(gemm_checked(KW_FLOAT64, shape(a, int64), shape(b, int64), shape(c, int64), al, &
+                             c_loc(a), c_loc(b), be, c_loc(c)), stat)
+  end subroutine
+
+  subroutine gemm_real32(a, b, c, alpha, beta, stat)
+    real(real32), intent(in), target, contiguous :: a(:, :), b(:, :)
+    real(real32), intent(inout), target, contiguous :: c(:, :)
+    real(real64), intent(in), optional :: alpha, beta
+    integer, intent(out), optional :: stat
+    real(c_double) :: al, be
+    al = 1.0_c_double
+    be = 0.0_c_double
+    if (present(alpha)) al = alpha
+    if (present(beta)) be = beta
+    call finish(gemm_checked(KW_FLOAT32, shape(a, int64), shape(b, int64), shape(c, int64), al, &
+                             c_loc(a), c_loc(b), be, c_loc(c)), stat)
+  end subroutine
+
+  integer(c_int) function gemm_checked(type, sa, sb, sc, alpha, a, b, beta, c) result(status)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sa(2), sb(2), sc(2)
+    real(c_double), intent(in) :: alpha, beta
+    type(c_ptr), intent(in) :: a, b, c
+    if (sb(1) /= sa(2)) then
+      status = invalid("kw_gemm", "b", "has " // text(sb(1)) // " rows, a has " // text(sa(2)) // " columns")
+    else if (sc(1) /= sa(1) .or. sc(2) /= sb(2)) then
+      status = invalid("kw_gemm", "c", "shape (" // text(sc(1)) // ", " // text(sc(2)) // ") is not (" // &
+                       text(sa(1)) // ", " // text(sb(2)) // ")")
+    else
+      status = c_gemm(int(type, c_int), host_memory, column_major, sa(1), sb(2), sa(2), alpha, a, &
+                      max(1_int64, sa(1)), b, max(1_int64, sb(1)), beta, c, max(1_int64, sc(1)))
+    end if
+  end function
+
+  ! a x = b for symmetric positive-definite a (n x n); x holds the initial guess.
+  subroutine cg_real64(a, b, x, tolerance, max_iterations, iterations, residual, stat)
+    real(real64), intent(in), target, contiguous :: a(:, :), b(:)
+    real(real64), intent(inout), target, contiguous :: x(:)
+    real(real64), intent(in), optional :: tolerance
+    integer(int64), intent(in), optional :: max_iterations
+    integer(int64), intent(out), optional :: iterations
+    real(real64), intent(out), optional :: residual
+    integer, intent(out), optional :: stat
+    call cg_common(KW_FLOAT64, shape(a, int64), size(b, kind=int64), size(x, kind=int64), c_loc(a), c_loc(b), &
+                   c_loc(x), tolerance, max_iterations, iterations, residual, stat)
+  end subroutine
+
+  subroutine cg_real32(a, b, x, tolerance, max_iterations, iterations, residual, stat)
+    real(real32), intent(in), target, contiguous :: a(:, :), b(:)
+    real(real32), intent(inout), target, contiguous :: x(:)
+    real(real64), intent(in), optional :: tolerance
+    integer(int64), intent(in), optional :: max_iterations
+    integer(int64), intent(out), optional :: iterations
+    real(real64), intent(out), optional :: residual
+    integer, intent(out), optional :: stat
+    call cg_common(KW_FLOAT32, shape(a, int64), size(b, kind=int64), size(x, kind=int64), c_loc(a), c_loc(b), &
+                   c_loc(x), tolerance, max_iterations, iterations, residual, stat)
+  end subroutine
+
+  subroutine cg_common(type, sa, nb, nx, a, b, x, tolerance, max_iterations, iterations, residual, stat)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sa(2), nb, nx
+    type(c_ptr), intent(in) :: a, b, x
+    real(real64), intent(in), optional :: tolerance
+    integer(int64), intent(in), optional :: max_iterations
+    integer(int64), intent(out), optional :: iterations
+    real(real64), intent(out), optional :: residual
+    integer, intent(out), optional :: stat
+    type(cg_result_c) :: result
+    real(c_double) :: tol
+    integer(c_int64_t) :: limit, lda
+    integer(c_int) :: status
+    tol = 1.0e-8_c_double
+    limit = 0
+    if (present(tolerance)) tol = tolerance
+    if (present(max_iterations)) limit = max_iterations
+    lda = max(1_int64, sa(1))
+    if (sa(1) /= nb .or. sa(2) /= nb) then
+      status = invalid("kw_cg", "a", "shape (" // text(sa(1)) // ", " // text(sa(2)) // ") is not (n, n) for b's n = " &
+                       // text(nb))
+    else if (nx /= nb) then
+      status = invalid("kw_cg", "x", "length " // text(nx) // " differs from b's " // text(nb))
+    else
+      status = c_cg_dense(int(type, c_int), host_memory, column_major, nb, a, lda, b, x, tol, limit, result, &
+                          c_null_ptr, 0_int64)
+    end if
+    if (status == KW_SUCCESS) then
+      if (present(iterations)) iterations = result%iterations
+      if (present(residual)) residual = result%residual_norm
+    end if
+    call finish(status, stat)
+  end subroutine
+
+end module kernwerk

@@ -1,6 +1,7 @@
 # Kernwerk's spack recipe: `spack repo add <checkout>/spack`, then `spack install kernwerk` with
 # the backend of the machine (`+cuda cuda_arch=90`, `+rocm amdgpu_target=gfx908`, `+openmp`).
 # Loads in spack 0.23 (build systems from spack.package) and 1.x (from spack_repo.builtin).
+import spack
 from spack.package import *
 
 try:  # spack 1.x keeps the build-system classes in its builtin package repository
@@ -12,33 +13,48 @@ except ImportError:  # spack 0.23 exports them from spack.package
 
 
 class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
-    """Portable accelerated numerical kernels on Kokkos: exact nearest neighbour on the sphere
-    (haversine) and in 2-D/3-D, with tuned CUDA, HIP and host paths."""
+    """Portable accelerated numerical kernels on Kokkos for science codes in C++, C and Fortran:
+    exact nearest neighbour on the sphere, 2-D diffusion, integration, reductions, dense linear
+    algebra and conjugate gradient, with tuned CUDA, HIP and host paths."""
 
+    homepage = "https://github.com/kernwerk/kernwerk"
+    git = "https://github.com/kernwerk/kernwerk.git"
     maintainers("kernwerk")
     license("UNKNOWN")
 
-    version("0.1.0")
+    version("main", branch="main")
+    version("0.1.0", tag="v0.1.0")
 
     variant("openmp", default=True, description="Host parallelism through Kokkos' OpenMP backend")
     variant("serial", default=True, description="Kokkos' Serial backend")
-    variant("tests", default=False, description="Build the doctest suites (run by spack test)")
+    variant("fortran", default=True, description="The Fortran module (Kernwerk::kernwerk_fortran)")
+    variant("eigen", default=True, description="gemm's vendor path on host spaces through Eigen")
+    variant("tests", default=False, description="Build the doctest suites")
     variant("mpi", default=False, description="MPI-distributed drivers")
-    variant("fortran", default=False, description="The Fortran module")
 
     conflicts("+mpi", msg="Kernwerk's MPI drivers are not in this release yet")
-    conflicts("+fortran", msg="Kernwerk's Fortran module is not in this release yet")
     conflicts("+cuda", when="+rocm", msg="one GPU backend at a time")
+    conflicts("~openmp~serial~cuda~rocm", msg="Kokkos needs at least one execution space")
 
+    # Compilers as dependencies: required from spack 1.0; spack 0.2x takes them from %compiler
+    # (and its original concretizer cannot solve them).
+    if spack.spack_version_info >= (1, 0):
+        depends_on("c", type="build")
+        depends_on("cxx", type="build")
+        depends_on("fortran", type="build", when="+fortran")
     depends_on("cmake@3.21:", type="build")
+    depends_on("libpng")  # kernwerk diffuse writes PNG images
+    depends_on("eigen@3.3:", when="+eigen")
     depends_on("doctest", type=("build", "test"), when="+tests")
+
     depends_on("kokkos@3.4:5")
     depends_on("kokkos+openmp", when="+openmp")
     depends_on("kokkos+serial", when="+serial")
-
-    # The GPU backend and architecture are Kokkos' to compile; they must match ours.
+    # The GPU backend and architecture are Kokkos' to compile; they must match ours. Kokkos'
+    # recipe needs its nvcc wrapper for CUDA with GCC, and CUDA lambdas up to Kokkos 4 (always
+    # on from Kokkos 5, where the variant is gone).
     depends_on("kokkos+cuda+wrapper", when="+cuda")
-    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")  # always on from Kokkos 5
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
     for arch in CudaPackage.cuda_arch_values:
         depends_on(f"kokkos cuda_arch={arch}", when=f"+cuda cuda_arch={arch}")
     depends_on("kokkos+rocm", when="+rocm")
@@ -51,6 +67,8 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("KERNWERK_ENABLE_TESTS", "tests"),
             self.define_from_variant("KERNWERK_ENABLE_CUDA_TUNED", "cuda"),
             self.define_from_variant("KERNWERK_ENABLE_HIP_TUNED", "rocm"),
+            self.define_from_variant("KERNWERK_ENABLE_FORTRAN", "fortran"),
+            self.define_from_variant("KERNWERK_ENABLE_EIGEN", "eigen"),
             self.define("KERNWERK_ENABLE_APPS", True),
             self.define("Kokkos_ROOT", spec["kokkos"].prefix),
         ]
@@ -59,3 +77,21 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
         if spec.satisfies("+rocm"):
             args.append(self.define("CMAKE_CXX_COMPILER", spec["hip"].hipcc))
         return args
+
+    def test_examples(self):
+        """build the installed examples (C++, C and Fortran) against the installed package, and
+        run them"""
+        source = join_path(self.prefix.share, "kernwerk", "examples")
+        with working_dir(join_path(self.test_suite.stage, "examples-build"), create=True):
+            cmake = which(self.spec["cmake"].prefix.bin.cmake)
+            cmake(source, f"-DCMAKE_PREFIX_PATH={self.prefix};{self.spec['kokkos'].prefix}",
+                  f"-DCMAKE_CXX_COMPILER={self.compiler.cxx}", "-DCMAKE_BUILD_TYPE=Release")
+            cmake("--build", ".")
+            names = ["nearest", "diffuse"]
+            languages = ["cpp", "c"] + (["fortran"] if self.spec.satisfies("+fortran") else [])
+            for name in names:
+                for language in languages:
+                    with test_part(self, f"test_examples_{name}_{language}",
+                                   purpose=f"run the {name} example in {language}"):
+                        program = which(join_path(".", f"example_{name}_{language}"))
+                        program()

@@ -34,3 +34,9 @@ def timed(run, repeat, warm_up):
 def record(name, n, m, median, best, wrong):
     return {"variant": name, "observations": n, "references": m, "median_seconds": median,
             "best_seconds": best, "pairs_per_second": n * m / median, "wrong_of_256": wrong}
+
+
+def workload_record(workload, variant, size, median, best, nbytes, flops, note=""):
+    """A record in kernwerk_bench_workloads' schema."""
+    return {"workload": workload, "variant": variant, "size": size, "median_seconds": median,
+            "best_seconds": best, "bytes": nbytes, "flops": flops, "note": note}

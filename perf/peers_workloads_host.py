@@ -10,12 +10,7 @@ import math
 
 import numpy as np
 
-from peers_common import timed
-
-
-def record(workload, variant, size, median, best, nbytes, flops, note=""):
-    return {"workload": workload, "variant": variant, "size": size, "median_seconds": median,
-            "best_seconds": best, "bytes": nbytes, "flops": flops, "note": note}
+from peers_common import timed, workload_record as record
 
 
 def main():

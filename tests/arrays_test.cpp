@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "vector_views.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/integrate.hpp"
@@ -54,19 +55,6 @@ using namespace kernwerk;
 using namespace kernwerk::test;
 using namespace arrays_test_functors;
 
-template <class Space, class T>
-Kokkos::View<T*, typename Space::memory_space> to_space(const std::vector<T>& values) {
-  Kokkos::View<T*, typename Space::memory_space> view("values", values.size());
-  Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                              values.data(), values.size()));
-  return view;
-}
-
-template <class T, class View>
-std::vector<T> to_vector(const View& view) {
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  return std::vector<T>(host.data(), host.data() + host.size());
-}
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float low = -1, float high = 1) {
   std::mt19937_64 random(seed);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "vector_views.hpp"
 #include "kernwerk/cg.hpp"
 
 namespace {
@@ -19,19 +20,6 @@ namespace {
 using namespace kernwerk;
 using namespace kernwerk::test;
 
-template <class Space, class T>
-Kokkos::View<T*, typename Space::memory_space> to_space(const std::vector<T>& values) {
-  Kokkos::View<T*, typename Space::memory_space> view("vector", values.size());
-  Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                              values.data(), values.size()));
-  return view;
-}
-
-template <class View>
-std::vector<double> to_vector(const View& view) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  return std::vector<double>(host.data(), host.data() + host.size());
-}
 
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 random(seed);
@@ -101,7 +89,7 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky",
   auto x = to_space<Space>(std::vector<double>(n, 0.0));
   const auto result = conjugate_gradient(Space(), dense_view<Space>(a), to_space<Space>(b), x,
                                          cg_options{1e-12, 0});
-  CHECK(relative_error(to_vector(x), expected) < 1e-10);
+  CHECK(relative_error(to_vector<double>(x), expected) < 1e-10);
   CHECK(result.residual_norm <= 1e-12);
   CHECK(result.residual_history.size() == std::size_t(result.iterations + 1));
   CHECK(result.residual_history.front() == doctest::Approx(1.0));  // x0 = 0: r = b
@@ -118,7 +106,7 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky",
   const auto csr = make_csr(to_space<Space>(lap.starts), to_space<Space>(lap.columns),
                             to_space<Space>(lap.values));
   const auto sparse = conjugate_gradient(Space(), csr, to_space<Space>(bf), xf, cg_options{1e-10, 0});
-  CHECK(relative_error(to_vector(xf), expected_sparse) < 1e-6);  // float solution
+  CHECK(relative_error(to_vector<double>(xf), expected_sparse) < 1e-6);  // float solution
   CHECK(sparse.iterations > 10);
   CHECK(sparse.iterations <= size);
 
@@ -126,12 +114,12 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky",
   auto one = to_space<Space>(std::vector<double>{0.0});
   conjugate_gradient(Space(), dense_view<Space>(Eigen::MatrixXd::Constant(1, 1, 4.0)),
                      to_space<Space>(std::vector<double>{2.0}), one);
-  CHECK(to_vector(one)[0] == doctest::Approx(0.5));
+  CHECK(to_vector<double>(one)[0] == doctest::Approx(0.5));
   auto zero = to_space<Space>(std::vector<double>(n, 3.0));
   const auto trivial = conjugate_gradient(Space(), dense_view<Space>(a),
                                           to_space<Space>(std::vector<double>(n, 0.0)), zero);
   CHECK(trivial.iterations == 0);
-  CHECK(to_vector(zero) == std::vector<double>(n, 0.0));
+  CHECK(to_vector<double>(zero) == std::vector<double>(n, 0.0));
 }
 TEST_CASE_TEMPLATE_APPLY(cg_solves, enabled_spaces);
 
@@ -148,7 +136,7 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: errors leave x as it was", Space,
     } catch (const invalid_argument& e) {
       CHECK(e.argument() == argument);
     }
-    CHECK(to_vector(x) == guess);
+    CHECK(to_vector<double>(x) == guess);
   };
   // Not positive definite: -A, and an indefinite diagonal.
   Eigen::MatrixXd negative = -lap.dense();
@@ -166,7 +154,7 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: errors leave x as it was", Space,
     CHECK(e.result().residual_norm > 1e-12);
     CHECK(std::string(e.what()).find("no convergence in 2 steps") != std::string::npos);
   }
-  CHECK(to_vector(x) == guess);
+  CHECK(to_vector<double>(x) == guess);
   // Shapes, vectors, options.
   expect_invalid([&] { conjugate_gradient(Space(), dense_view<Space>(Eigen::MatrixXd::Identity(n, n - 1)), b, x); }, "a");
   auto short_x = to_space<Space>(std::vector<double>(n - 1, 0.0));

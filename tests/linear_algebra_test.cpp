@@ -124,7 +124,9 @@ TEST_CASE_TEMPLATE_DEFINE("gemm: bad arguments are named and C is untouched", Sp
 TEST_CASE_TEMPLATE_APPLY(gemm_errors, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("matmul_colsum is the column sum of A B", Space, colsums) {
-  for (auto [m, j, k] : {std::tuple<int, int, int>{300, 70, 90}, {1, 1, 1}, {2000, 3, 5}, {0, 4, 6}, {5, 0, 3}}) {
+  for (const auto& shape : {std::tuple<int, int, int>{300, 70, 90}, {1, 1, 1}, {2000, 3, 5}, {0, 4, 6}, {5, 0, 3}}) {
+    // (no structured bindings: C++17 lambdas, as CAPTURE makes, cannot capture them)
+    const int m = std::get<0>(shape), j = std::get<1>(shape), k = std::get<2>(shape);
     CAPTURE(m);
     CAPTURE(j);
     CAPTURE(k);

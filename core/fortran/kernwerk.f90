@@ -4,7 +4,7 @@
 !
 ! Every procedure has an optional integer `stat` (one of the KW_* codes; kw_last_error() gives
 ! the message). Without it, a failure stops the program with the message, as Fortran users
-! expect. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
+! expect. Outputs are intent(inout): a failed call leaves them as they were. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
 ! and 0-based from kw_nearest_device (they stay where the GPU wrote them).
 module kernwerk
   use, intrinsic :: iso_c_binding
@@ -72,21 +72,21 @@ module kernwerk
       integer(c_int), value :: type, memory
       integer(c_int64_t), value :: n, stride
       type(c_ptr), value :: x
-      real(c_double), intent(out) :: result
+      real(c_double), intent(inout) :: result
     end function
     integer(c_int) function c_norm2(type, memory, n, x, stride, result) bind(C, name="kw_norm2")
       import :: c_int, c_int64_t, c_ptr, c_double
       integer(c_int), value :: type, memory
       integer(c_int64_t), value :: n, stride
       type(c_ptr), value :: x
-      real(c_double), intent(out) :: result
+      real(c_double), intent(inout) :: result
     end function
     integer(c_int) function c_dot(type, memory, n, x, x_stride, y, y_stride, result) bind(C, name="kw_dot")
       import :: c_int, c_int64_t, c_ptr, c_double
       integer(c_int), value :: type, memory
       integer(c_int64_t), value :: n, x_stride, y_stride
       type(c_ptr), value :: x, y
-      real(c_double), intent(out) :: result
+      real(c_double), intent(inout) :: result
     end function
     integer(c_int) function c_gemm(type, memory, layout, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) &
         bind(C, name="kw_gemm")
@@ -103,7 +103,7 @@ module kernwerk
       integer(c_int64_t), value :: n, lda, max_iterations, history_capacity
       type(c_ptr), value :: a, b, x, history
       real(c_double), value :: tolerance
-      type(cg_result_c), intent(out) :: result
+      type(cg_result_c), intent(inout) :: result
     end function
   end interface
 
@@ -197,8 +197,8 @@ contains
   ! longitude for haversine). indices(k, n) 1-based, distances(k, n): nearest first.
   subroutine nearest_real64(observations, references, indices, distances, degrees, radius, euclidean, stat)
     real(real64), intent(in), target, contiguous :: observations(:, :), references(:, :)
-    integer(int64), intent(out), target, contiguous :: indices(:, :)
-    real(real64), intent(out), target, contiguous :: distances(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real64), intent(inout), target, contiguous :: distances(:, :)
     logical, intent(in), optional :: degrees, euclidean
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
@@ -218,8 +218,8 @@ contains
 
   subroutine nearest_real32(observations, references, indices, distances, degrees, radius, euclidean, stat)
     real(real32), intent(in), target, contiguous :: observations(:, :), references(:, :)
-    integer(int64), intent(out), target, contiguous :: indices(:, :)
-    real(real32), intent(out), target, contiguous :: distances(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real32), intent(inout), target, contiguous :: distances(:, :)
     logical, intent(in), optional :: degrees, euclidean
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
@@ -273,7 +273,7 @@ contains
     real(real64), intent(inout), target, contiguous :: field(:, :)
     integer(int64), intent(in) :: steps
     real(real64), intent(in), optional :: coeff
-    real(real64), intent(out), target, contiguous, optional :: laplacian(:, :)
+    real(real64), intent(inout), target, contiguous, optional :: laplacian(:, :)
     integer, intent(out), optional :: stat
     type(c_ptr) :: lap
     real(c_double) :: c
@@ -296,7 +296,7 @@ contains
     real(real32), intent(inout), target, contiguous :: field(:, :)
     integer(int64), intent(in) :: steps
     real(real64), intent(in), optional :: coeff
-    real(real32), intent(out), target, contiguous, optional :: laplacian(:, :)
+    real(real32), intent(inout), target, contiguous, optional :: laplacian(:, :)
     integer, intent(out), optional :: stat
     type(c_ptr) :: lap
     real(c_double) :: c
@@ -333,35 +333,35 @@ contains
 
   subroutine sum_real64(x, result, stat)
     real(real64), intent(in), target, contiguous :: x(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     call finish(c_sum(KW_FLOAT64, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
   end subroutine
 
   subroutine sum_real32(x, result, stat)
     real(real32), intent(in), target, contiguous :: x(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     call finish(c_sum(KW_FLOAT32, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
   end subroutine
 
   subroutine norm2_real64(x, result, stat)
     real(real64), intent(in), target, contiguous :: x(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     call finish(c_norm2(KW_FLOAT64, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
   end subroutine
 
   subroutine norm2_real32(x, result, stat)
     real(real32), intent(in), target, contiguous :: x(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     call finish(c_norm2(KW_FLOAT32, host_memory, size(x, kind=int64), c_loc(x), 1_int64, result), stat)
   end subroutine
 
   subroutine dot_real64(x, y, result, stat)
     real(real64), intent(in), target, contiguous :: x(:), y(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     if (size(y) /= size(x)) then
       call finish(invalid("kw_dot", "y", "length " // text(size(y, kind=int64)) // " differs from x's " // &
@@ -374,7 +374,7 @@ contains
 
   subroutine dot_real32(x, y, result, stat)
     real(real32), intent(in), target, contiguous :: x(:), y(:)
-    real(real64), intent(out) :: result
+    real(real64), intent(inout) :: result  ! inout: untouched on failure
     integer, intent(out), optional :: stat
     if (size(y) /= size(x)) then
       call finish(invalid("kw_dot", "y", "length " // text(size(y, kind=int64)) // " differs from x's " // &
@@ -436,8 +436,8 @@ contains
     real(real64), intent(inout), target, contiguous :: x(:)
     real(real64), intent(in), optional :: tolerance
     integer(int64), intent(in), optional :: max_iterations
-    integer(int64), intent(out), optional :: iterations
-    real(real64), intent(out), optional :: residual
+    integer(int64), intent(inout), optional :: iterations
+    real(real64), intent(inout), optional :: residual
     integer, intent(out), optional :: stat
     call cg_common(KW_FLOAT64, shape(a, int64), size(b, kind=int64), size(x, kind=int64), c_loc(a), c_loc(b), &
                    c_loc(x), tolerance, max_iterations, iterations, residual, stat)
@@ -448,8 +448,8 @@ contains
     real(real32), intent(inout), target, contiguous :: x(:)
     real(real64), intent(in), optional :: tolerance
     integer(int64), intent(in), optional :: max_iterations
-    integer(int64), intent(out), optional :: iterations
-    real(real64), intent(out), optional :: residual
+    integer(int64), intent(inout), optional :: iterations
+    real(real64), intent(inout), optional :: residual
     integer, intent(out), optional :: stat
     call cg_common(KW_FLOAT32, shape(a, int64), size(b, kind=int64), size(x, kind=int64), c_loc(a), c_loc(b), &
                    c_loc(x), tolerance, max_iterations, iterations, residual, stat)
@@ -461,8 +461,8 @@ contains
     type(c_ptr), intent(in) :: a, b, x
     real(real64), intent(in), optional :: tolerance
     integer(int64), intent(in), optional :: max_iterations
-    integer(int64), intent(out), optional :: iterations
-    real(real64), intent(out), optional :: residual
+    integer(int64), intent(inout), optional :: iterations
+    real(real64), intent(inout), optional :: residual
     integer, intent(out), optional :: stat
     type(cg_result_c) :: result
     real(c_double) :: tol

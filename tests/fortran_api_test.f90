@@ -1,0 +1,110 @@
+! The Fortran module against plain Fortran, and its failures: each with stat, the argument in
+! kw_last_error(), outputs untouched.
+program fortran_api_test
+  use kernwerk
+  use, intrinsic :: iso_fortran_env, only: real32, real64, int64
+  implicit none
+  integer :: failures, stat
+  real(real64) :: obs(2, 50), ref(2, 20), dist(2, 50), bad_dist(2, 49), x(100), y(100), s
+  real(real64) :: a(6, 4), b(4, 5), c(6, 5), c0(6, 5), spd(3, 3), rhs(3), sol(3), field(8, 9), lap(8, 8)
+  real(real32) :: f32(10)
+  integer(int64) :: idx(2, 50), bad_idx(2, 49), iterations
+  failures = 0
+
+  call kw_initialize()
+  call random_number(obs)
+  call random_number(ref)
+  call kw_nearest(obs, ref, idx, dist, stat=stat)
+  call check(stat == KW_SUCCESS .and. all(idx >= 1) .and. all(idx <= 20), 'nearest runs, 1-based indices')
+  call check(all(dist(1, :) <= dist(2, :)), 'nearest first')
+  idx = -7
+  call kw_nearest(obs, ref, bad_idx, dist, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'indices', 'indices with 49 columns')
+  call kw_nearest(obs, ref, idx, bad_dist, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'distances', 'distances of another shape')
+  call kw_nearest(obs, ref(1:1, :), idx, dist, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'references', 'references of another dimension')
+  obs(2, 3) = ieee_nan()
+  call kw_nearest(obs, ref, idx, dist, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations: point 2', 'a NaN coordinate')
+  call check(all(idx == -7), 'indices untouched by the failures')
+
+  call random_number(x)
+  call random_number(y)
+  call kw_dot(x, y, s)
+  call check(abs(s - dot_product(x, y)) < 1e-12, 'dot against dot_product')
+  call kw_sum(x, s)
+  call check(abs(s - sum(x)) < 1e-12, 'sum')
+  call kw_norm2(x, s)
+  call check(abs(s - norm2(x)) < 1e-12, 'norm2')
+  f32 = 0.5
+  call kw_sum(f32, s)
+  call check(s == 5.0_real64, 'sum of real32')
+  s = -1
+  call kw_dot(x, y(1:99), s, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'y: length 99', 'dot of different lengths')
+  call check(s == -1, 'dot result untouched')
+
+  call random_number(a)
+  call random_number(b)
+  call random_number(c0)
+  c = c0
+  call kw_gemm(a, b, c, alpha=2.0_real64, beta=0.5_real64)
+  call check(maxval(abs(c - (2 * matmul(a, b) + 0.5 * c0))) < 1e-12, 'gemm against matmul')
+  c = c0
+  call kw_gemm(a, b(1:3, :), c, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'b: has 3 rows', 'gemm with b of the wrong rows')
+  call kw_gemm(a, b, c(:, 1:4), stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'c: shape', 'gemm with c of the wrong shape')
+  call check(all(c == c0), 'c untouched')
+
+  spd = reshape([4.0_real64, 1.0_real64, 0.0_real64, 1.0_real64, 3.0_real64, 1.0_real64, &
+                 0.0_real64, 1.0_real64, 2.0_real64], [3, 3])
+  rhs = [1.0_real64, 2.0_real64, 3.0_real64]
+  sol = 0
+  call kw_cg(spd, rhs, sol, tolerance=1e-12_real64, iterations=iterations)
+  call check(maxval(abs(matmul(spd, sol) - rhs)) < 1e-10 .and. iterations >= 1, 'cg solves')
+  sol = 0.25
+  call kw_cg(-spd, rhs, sol, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'a: is not positive definite', 'cg on -A')
+  call kw_cg(spd, rhs, sol, tolerance=1e-14_real64, max_iterations=1_int64, stat=stat)
+  call expect_failure(stat, KW_NOT_CONVERGED, 'no convergence in 1 steps', 'cg out of steps')
+  call kw_cg(spd(:, 1:2), rhs, sol, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'a: shape', 'cg with a non-square a')
+  call check(all(sol == 0.25), 'x untouched')
+
+  field = 1
+  call kw_diffuse(field, 3_int64, laplacian=lap, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'laplacian', 'a Laplacian of another shape')
+  call kw_diffuse(field, 3_int64, coeff=0.3_real64, stat=stat)
+  call expect_failure(stat, KW_INVALID_ARGUMENT, 'options.coeff', 'an unstable coefficient')
+  call check(all(field == 1), 'field untouched')
+
+  call kw_finalize()
+  print '(a, i0, a)', 'fortran_api_test: ', failures, ' failures'
+  if (failures /= 0) error stop 1
+
+contains
+
+  subroutine check(condition, what)
+    logical, intent(in) :: condition
+    character(*), intent(in) :: what
+    if (.not. condition) then
+      print '(a, a)', 'FAILED: ', what
+      failures = failures + 1
+    end if
+  end subroutine
+
+  subroutine expect_failure(status, expected, fragment, what)
+    integer, intent(in) :: status, expected
+    character(*), intent(in) :: fragment, what
+    call check(status == expected, what // ' (status)')
+    call check(index(kw_last_error(), fragment) > 0, what // ' (message: ' // kw_last_error() // ')')
+  end subroutine
+
+  real(real64) function ieee_nan()
+    use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
+    ieee_nan = ieee_value(1.0_real64, ieee_quiet_nan)
+  end function
+
+end program

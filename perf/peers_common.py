@@ -1,4 +1,7 @@
-"""What the peer scripts share: the points, the float64 spot check, the timing."""
+"""What the peer scripts share: their options, the points, the float64 spot check, the timing,
+the records."""
+import argparse
+import json
 import time
 
 import numpy as np
@@ -40,3 +43,23 @@ def workload_record(workload, variant, size, median, best, nbytes, flops, note="
     """A record in kernwerk_bench_workloads' schema."""
     return {"workload": workload, "variant": variant, "size": size, "median_seconds": median,
             "best_seconds": best, "bytes": nbytes, "flops": flops, "note": note}
+
+
+def arguments(default_sizes=None):
+    """--machine, --json, --repeat, and --sizes LOGNxLOGM,... where the script takes sizes."""
+    parser = argparse.ArgumentParser()
+    if default_sizes:
+        parser.add_argument("--sizes", default=default_sizes)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--machine", default="unnamed")
+    parser.add_argument("--json", required=True)
+    return parser.parse_args()
+
+
+def write_workloads(args, execution_space, note, records):
+    """Writes workload records in kernwerk_bench_workloads' schema and prints them."""
+    with open(args.json, "w") as f:
+        json.dump({"benchmark": "workloads", "machine": args.machine, "execution_space": execution_space,
+                   "repeat": args.repeat, "note": note, "results": records}, f, indent=1)
+    for r in records:
+        print(f"{r['workload']:<16} {r['variant']:<22} {r['size']:<26} {1e6 * r['median_seconds']:12.1f} us {r['note']}")

@@ -11,12 +11,11 @@ argmax, in float32 and float64 (observations in slices). Each is spot-checked ag
 haversine brute force; the count of wrong answers in 256 goes into the record: peers are not
 exact, and this shows where they are not.
 """
-import argparse
 import json
 import math
 
 import numpy as np
-from peers_common import record, timed, uniform_sphere, wrong_of_256  # noqa: E402
+from peers_common import arguments, record, timed, uniform_sphere, wrong_of_256  # noqa: E402
 
 if not hasattr(np, "row_stack"):  # numba-cuda on numpy 2 expects it
     np.row_stack = np.vstack
@@ -104,12 +103,7 @@ def torch_matmul(observations, references, slice_rows=1 << 15):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="16x13,16x16,24x14")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--machine", default="unnamed")
-    parser.add_argument("--json", required=True)
-    args = parser.parse_args()
+    args = arguments("16x13,16x16,24x14")
     random = np.random.default_rng(2026)
     records = []
     for size in args.sizes.split(","):

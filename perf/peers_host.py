@@ -10,12 +10,11 @@ brute force and by ball tree (the tree's construction is timed with the queries)
 spot-checked against a float64 haversine brute force: the count of wrong answers in 256 goes
 into the record.
 """
-import argparse
 import json
 import os
 
 import numpy as np
-from peers_common import record, timed, uniform_sphere, wrong_of_256
+from peers_common import arguments, record, timed, uniform_sphere, wrong_of_256
 from sklearn.neighbors import NearestNeighbors
 
 
@@ -39,12 +38,7 @@ def sklearn_nn(algorithm):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="16x13")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--machine", default="unnamed")
-    parser.add_argument("--json", required=True)
-    args = parser.parse_args()
+    args = arguments("16x13")
     random = np.random.default_rng(2026)
     records = []
     for size in args.sizes.split(","):

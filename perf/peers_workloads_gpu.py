@@ -9,8 +9,6 @@ in place as published) and its 2-D integration kernel (one thread per x, float64
 partial sums summed on the host); CuPy for the sum (float32 data, float64 accumulation),
 saxpy, the float32 matrix product (cuBLAS), and the course's matmul + sum and einsum.
 """
-import argparse
-import json
 import math
 
 import numpy as np
@@ -20,7 +18,7 @@ if not hasattr(np, "row_stack"):  # numba-cuda on numpy 2 expects it
 import cupy as cp  # noqa: E402
 from numba import cuda, float32  # noqa: E402
 
-from peers_common import timed, workload_record as record  # noqa: E402
+from peers_common import arguments, write_workloads, timed, workload_record as record  # noqa: E402
 
 TPB = 8
 SHASIZE = TPB + 2  # compile-time constants, as the course has them
@@ -72,11 +70,7 @@ def integrate_rows(partial):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--machine", required=True)
-    parser.add_argument("--json", required=True)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments()
     sync = cp.cuda.Device().synchronize
     out = []
 
@@ -150,12 +144,7 @@ def main():
         median, best, _ = timed(run, args.repeat, True)
         out.append(record("matmul_colsum", name, "10000x5000x7000", median, best, colsum_bytes, colsum_flops))
 
-    with open(args.json, "w") as f:
-        json.dump({"benchmark": "workloads", "machine": args.machine, "execution_space": "Cuda",
-                   "repeat": args.repeat, "note": "peers (Numba, CuPy)", "results": out}, f, indent=1)
-    for r in out:
-        print(f"{r['workload']:<16} {r['variant']:<22} {r['size']:<26} {1e6 * r['median_seconds']:12.1f} us {r['note']}")
-
+    write_workloads(args, "Cuda", "peers (Numba, CuPy)", out)
 
 if __name__ == "__main__":
     main()

@@ -4,21 +4,15 @@ writes JSON in its schema, for perf/results_table.py (Debian's python3-numpy).
 
   python3 perf/peers_workloads_host.py --machine NAME --json FILE [--repeat 3]
 """
-import argparse
-import json
 import math
 
 import numpy as np
 
-from peers_common import timed, workload_record as record
+from peers_common import arguments, write_workloads, timed, workload_record as record
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--machine", required=True)
-    parser.add_argument("--json", required=True)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments()
     random = np.random.default_rng(1)
     out = []
 
@@ -78,12 +72,7 @@ def main():
     out.append(record("gemv_batched", "numpy", "10 x (150x100) float32", median, best,
                       4.0 * (150 * 100 + 10 * 250), 2.0 * 10 * 150 * 100))
 
-    with open(args.json, "w") as f:
-        json.dump({"benchmark": "workloads", "machine": args.machine, "execution_space": "Python",
-                   "repeat": args.repeat, "note": "peers (NumPy)", "results": out}, f, indent=1)
-    for r in out:
-        print(f"{r['workload']:<16} {r['variant']:<22} {r['size']:<26} {1e6 * r['median_seconds']:12.1f} us {r['note']}")
-
+    write_workloads(args, "Python", "peers (NumPy)", out)
 
 if __name__ == "__main__":
     main()

@@ -20,7 +20,9 @@ unavailable() { echo "kw: UNAVAILABLE: kokkos bootstrap: $*" >&2; exit 75; }
 
 ensure_deb_src() {
   if apt-get source --print-uris -q trilinos >/dev/null 2>&1; then return; fi
-  echo "kw: adding a deb-src entry for bookworm (needed for 'apt-get source trilinos')"
+  # Everything this script says goes to standard error: prepare_source's standard output is
+  # the source path its caller captures.
+  echo "kw: adding a deb-src entry for bookworm (needed for 'apt-get source trilinos')" >&2
   cat > /etc/apt/sources.list.d/kernwerk-deb-src.sources <<'EOF'
 Types: deb-src
 URIs: http://deb.debian.org/debian

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -230,6 +231,61 @@ TEST_CASE("cli: bad files name the file and line, and leave no output") {
                                 s.path("no/such/dir/out.csv"));
   CHECK(unwritable.status != 0);
   CHECK(unwritable.err.find("no/such/dir/out.csv") != std::string::npos);
+}
+
+// Outputs that are not regular files are written in place, never replaced by a renamed file,
+// and a write the destination refuses is an error.
+TEST_CASE("cli: outputs that are devices, FIFOs, standard output or folders") {
+  scratch s;
+  const auto points = s.write("points.csv", "0.1,0.2\n0.3,0.4\n-0.5,3.0\n");
+  const std::string inputs = "nearest --obs " + points + " --ref " + points + " --out ";
+  const auto is_character_device = [](const char* path) {
+    struct stat info {};
+    return ::lstat(path, &info) == 0 && S_ISCHR(info.st_mode);
+  };
+  const std::string expected = s.run(inputs + s.path("file.csv")).status == 0 ? slurp(s.path("file.csv")) : "";
+  REQUIRE(expected.rfind("index,distance\n0,0\n", 0) == 0);
+
+  const auto null = s.run(inputs + "/dev/null");
+  CHECK(null.status == 0);
+  CHECK(is_character_device("/dev/null"));
+
+  const auto full = s.run(inputs + "/dev/full");
+  CHECK(full.status != 0);
+  CHECK(full.err.find("/dev/full: write error") != std::string::npos);
+  CHECK(is_character_device("/dev/full"));
+
+  for (const char* name : {"-", "/dev/stdout"}) {
+    CAPTURE(name);
+    const auto standard = s.run(inputs + name);
+    CHECK(standard.status == 0);
+    CHECK(standard.out.find(expected) != std::string::npos);
+    CHECK(std::system(("ls '" + s.dir + "' | grep -q partial").c_str()) != 0);
+  }
+
+  const std::string fifo = s.path("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string drained = s.path("drained.csv");
+  const std::string reader = "cat '" + fifo + "' > '" + drained + "' &";
+  REQUIRE(std::system(reader.c_str()) == 0);
+  CHECK(s.run(inputs + fifo).status == 0);
+  std::system("wait");
+  for (int tries = 0; tries < 100 && slurp(drained) != expected; ++tries) ::usleep(20000);
+  CHECK(slurp(drained) == expected);
+  struct stat info {};
+  CHECK((::lstat(fifo.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)));
+
+  const auto folder = s.run(inputs + s.dir);
+  CHECK(folder.status != 0);
+  CHECK(folder.err.find(s.dir + ": is a folder") != std::string::npos);
+
+  // Through a link to a regular file the file is replaced and the link kept.
+  REQUIRE(::symlink(s.path("file.csv").c_str(), s.path("link.csv").c_str()) == 0);
+  s.write("file.csv", "previous\n");
+  CHECK(s.run(inputs + s.path("link.csv")).status == 0);
+  CHECK(::lstat(s.path("link.csv").c_str(), &info) == 0);
+  CHECK(S_ISLNK(info.st_mode));
+  CHECK(slurp(s.path("file.csv")) == expected);
 }
 
 TEST_CASE("cli: bad options") {

@@ -1,7 +1,6 @@
 #include "grid_file.hpp"
 
 #include <png.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <memory>
 
 #include "kernwerk/error.hpp"
+#include "output_file.hpp"
 
 namespace kernwerk::cli {
 
@@ -22,23 +22,6 @@ namespace {
 
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Runs write(temporary path), then renames the temporary onto `path`; removes it on failure.
-template <class Write>
-void write_atomically(const std::string& path, Write&& write) {
-  const std::string temporary = path + ".partial-" + std::to_string(::getpid());
-  try {
-    write(temporary);
-  } catch (...) {
-    std::remove(temporary.c_str());
-    throw;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    fail(path, "cannot write: " + reason);
-  }
 }
 
 }  // namespace
@@ -72,13 +55,8 @@ std::vector<double> read_grid(const std::string& path, std::size_t rows, std::si
 }
 
 void write_grid_f32(const std::string& path, const std::vector<float>& values) {
-  write_atomically(path, [&](const std::string& temporary) {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, std::string("cannot write: ") + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(values.data()),
-              std::streamsize(values.size() * sizeof(float)));
-    out.close();
-    if (!out) fail(path, "write error");
+  write_output(path, [&](std::FILE* out) {
+    write_bytes(out, values.data(), values.size() * sizeof(float), path);
   });
 }
 
@@ -86,9 +64,7 @@ void write_grid_png(const std::string& path, const std::vector<float>& values, s
                     std::size_t columns, float low, float high) {
   if (rows == 0 || columns == 0 || rows > 0x7fffffff || columns > 0x7fffffff)
     fail(path, "a PNG needs 1 to 2^31 - 1 rows and columns");
-  write_atomically(path, [&](const std::string& temporary) {
-    std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(temporary.c_str(), "wb"), &std::fclose);
-    if (!file) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  write_output(path, [&](std::FILE* file) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!info) {
@@ -101,7 +77,7 @@ void write_grid_png(const std::string& path, const std::vector<float>& values, s
       png_destroy_write_struct(&png, &info);
       fail(path, "libpng write error");
     }
-    png_init_io(png, file.get());
+    png_init_io(png, file);
     png_set_IHDR(png, info, png_uint_32(columns), png_uint_32(rows), 8, PNG_COLOR_TYPE_GRAY,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -114,7 +90,6 @@ void write_grid_png(const std::string& path, const std::vector<float>& values, s
     }
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
-    if (std::fflush(file.get()) != 0) fail(path, "write error");
   });
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Grids of the diffuse command: raw little-endian float32/float64 in and out, and 8-bit
-// grayscale PNG out (libpng). Outputs go through a temporary file renamed into place, so a
-// failure leaves no partial file (and an existing file as it was).
+// grayscale PNG out (libpng). Outputs are written as output_file.hpp says: a regular file whole
+// or not at all, a device, FIFO or standard output in place.
 #include <cstddef>
 #include <string>
 #include <vector>

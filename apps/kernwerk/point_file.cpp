@@ -8,9 +8,9 @@
 #include <sstream>
 #include <system_error>
 
-#include <unistd.h>
 
 #include "kernwerk/error.hpp"
+#include "output_file.hpp"
 
 namespace kernwerk::cli {
 namespace {
@@ -132,10 +132,7 @@ point_set read_points(const std::string& path, std::size_t dimension) {
 
 void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
                       const std::vector<double>& distances, std::size_t k) {
-  const std::string temporary = path + ".partial-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  write_output(path, [&](std::FILE* out) {
     std::string buffer;
     for (std::size_t q = 0; q < k; ++q) {
       const std::string suffix = k == 1 ? "" : "_" + std::to_string(q);
@@ -150,22 +147,12 @@ void write_neighbours(const std::string& path, const std::vector<std::int64_t>& 
       *end++ = (e + 1) % k == 0 ? '\n' : ',';
       buffer.append(number, end);
       if (buffer.size() > (1 << 20)) {
-        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        write_bytes(out, buffer.data(), buffer.size(), path);
         buffer.clear();
       }
     }
-    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      fail(path, "write error");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    fail(path, "cannot write: " + reason);
-  }
+    write_bytes(out, buffer.data(), buffer.size(), path);
+  });
 }
 
 }  // namespace kernwerk::cli

@@ -24,8 +24,8 @@ struct point_set {
 // wrong column count, a binary size that is not a whole number of points.
 point_set read_points(const std::string& path, std::size_t dimension);
 
-// Writes the nearest-neighbour result as CSV through a temporary file renamed into place, so a
-// failure leaves no partial output. One line per observation: "index,distance" for k = 1,
+// Writes the nearest-neighbour result as CSV (see output_file.hpp: a regular file is replaced
+// whole or not at all). One line per observation: "index,distance" for k = 1,
 // else index_0,distance_0,...,index_{k-1},distance_{k-1}, nearest first. Row-major inputs.
 void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
                       const std::vector<double>& distances, std::size_t k);

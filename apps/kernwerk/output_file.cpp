@@ -1,0 +1,118 @@
+#include "output_file.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "kernwerk/error.hpp"
+
+namespace kernwerk::cli {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw error(path + ": " + problem);
+}
+
+using file_handle = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// Flushes and closes; a failure here is where a full disk usually shows.
+void finish(file_handle& file, const std::string& path) {
+  const bool flushed = std::fflush(file.get()) == 0 && !std::ferror(file.get());
+  const int saved = errno;
+  const bool closed = std::fclose(file.release()) == 0;
+  if (!flushed || !closed) fail(path, std::string("write error: ") + std::strerror(flushed ? errno : saved));
+}
+
+// Whether the path names the file this process's standard output already writes to (as
+// /dev/stdout does): that file is written through the same stream, so that the two share one
+// offset instead of overwriting each other.
+bool is_standard_output(const std::string& path) {
+  if (path == "-") return true;
+  struct stat named {}, standard {};
+  return ::stat(path.c_str(), &named) == 0 && ::fstat(STDOUT_FILENO, &standard) == 0 &&
+         named.st_dev == standard.st_dev && named.st_ino == standard.st_ino;
+}
+
+bool under_proc(const std::string& resolved) { return resolved.rfind("/proc/", 0) == 0; }
+
+// The regular file a path names, following links, or "" when the path is not one (a device,
+// a FIFO, standard output through /dev/stdout or /proc/self/fd). Throws for a folder.
+std::string regular_target(const std::string& path, bool& exists) {
+  struct stat info {};
+  exists = ::stat(path.c_str(), &info) == 0;
+  if (!exists) {
+    // A dangling link or a missing file: the temporary goes beside the name itself.
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0) fail(path, "is a link to nothing");
+    return path;
+  }
+  if (S_ISDIR(info.st_mode)) fail(path, "is a folder, not a file");
+  if (!S_ISREG(info.st_mode)) return "";
+  char resolved[PATH_MAX];
+  if (!::realpath(path.c_str(), resolved) || under_proc(resolved)) return "";
+  // /dev/stdout redirected into a file resolves to that file through /proc: write in place.
+  char link_target[PATH_MAX];
+  const ssize_t length = ::readlink(path.c_str(), link_target, sizeof link_target - 1);
+  if (length > 0 && under_proc(std::string(link_target, std::size_t(length)))) return "";
+  return resolved;
+}
+
+}  // namespace
+
+void write_bytes(std::FILE* file, const void* data, std::size_t bytes, const std::string& path) {
+  if (bytes && std::fwrite(data, 1, bytes, file) != bytes)
+    fail(path, std::string("write error: ") + std::strerror(errno));
+}
+
+void write_output(const std::string& path, const std::function<void(std::FILE*)>& write) {
+  if (path.empty()) throw error("output path is empty");
+  if (is_standard_output(path)) {
+    std::fflush(stdout);
+    write(stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      fail(path == "-" ? "standard output" : path, std::string("write error: ") + std::strerror(errno));
+    return;
+  }
+  bool exists = false;
+  const std::string target = regular_target(path, exists);
+  if (target.empty()) {
+    file_handle file(std::fopen(path.c_str(), "wb"), &std::fclose);
+    if (!file) fail(path, std::string("cannot write: ") + std::strerror(errno));
+    write(file.get());
+    finish(file, path);
+    return;
+  }
+  if (exists && ::access(target.c_str(), W_OK) != 0)
+    fail(path, std::string("cannot write: ") + std::strerror(errno));
+  std::string temporary = target + ".partial-XXXXXX";
+  const int descriptor = ::mkstemp(temporary.data());
+  if (descriptor < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  file_handle file(::fdopen(descriptor, "wb"), &std::fclose);
+  if (!file) {
+    ::close(descriptor);
+    std::remove(temporary.c_str());
+    fail(path, std::string("cannot write: ") + std::strerror(errno));
+  }
+  try {
+    write(file.get());
+    finish(file, path);
+    // mkstemp makes the file private (0600); the output gets the usual mode.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(temporary.c_str(), 0666 & ~mask);
+    if (std::rename(temporary.c_str(), target.c_str()) != 0)
+      fail(path, std::string("cannot write: ") + std::strerror(errno));
+  } catch (...) {
+    file.reset();
+    std::remove(temporary.c_str());
+    throw;
+  }
+}
+
+}  // namespace kernwerk::cli

@@ -279,7 +279,7 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every method and implementation agrees bit f
 }
 TEST_CASE_TEMPLATE_APPLY(agreement, enabled_spaces);
 
-TEST_CASE_TEMPLATE_DEFINE("nearest: the indexed search in grid-cell order agrees", Space,
+TEST_CASE_TEMPLATE_DEFINE("nearest: the indexed search in cell order agrees", Space,
                           indexed_order) {
   auto references = uniform_sphere(6000, 35);
   for (std::size_t j = 0; j < 100; ++j)

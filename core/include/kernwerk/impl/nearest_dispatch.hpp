@@ -1,6 +1,6 @@
 #pragma once
-// Argument checks and the choice between the generic and a tuned implementation of
-// kernwerk::nearest.
+// kernwerk::nearest's course: the argument checks (nearest_checks.hpp), the method and the
+// implementation, the memory plan (one pass, or chunks), and the run.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -14,7 +14,8 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/nearest_chunked.hpp"
-#include "kernwerk/impl/nearest_indexed.hpp"
+#include "kernwerk/impl/nearest_bvh.hpp"
+#include "kernwerk/impl/nearest_checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -44,24 +45,6 @@ struct default_memory_budget {
   }
 };
 
-// Validates points where they are: on the execution space if it reaches them, else on the host
-// if it does, else on a copy in the execution space's memory.
-template <class ExecutionSpace, class Points>
-std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Points& points,
-                                         double max_abs_first) {
-  using memory = typename Points::memory_space;
-  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, memory>::accessible)
-    return find_invalid_point(space, points, max_abs_first);
-  else if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, memory>::accessible)
-    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, max_abs_first);
-  else
-    return find_invalid_point(
-        space,
-        Kokkos::create_mirror_view_and_copy(typename ExecutionSpace::memory_space(), points),
-        max_abs_first);
-}
-
-inline constexpr int max_neighbours = 32;
 // Observation sets out of the execution space's reach from this size on are pipelined.
 inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
@@ -69,18 +52,29 @@ inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
 namespace kernwerk {
 
-// The method a call with these options and sizes runs: the indexed one where its construction
-// pays (measured in perf/: the brute force wins only on small sets), for the haversine metric,
-// unless the tuned brute force was asked for.
+// The method a call with these options and sizes runs, and why.
+struct method_choice {
+  method_kind method;
+  std::string reason;
+};
+
+// The indexed method where its construction pays: the brute force wins only on small sets
+// (measured in perf/), for the haversine metric, unless the tuned brute force was asked for.
+inline method_choice choose_method(const nearest_options& options, std::size_t observations,
+                                   std::size_t references) {
+  if (options.method != method_kind::automatic) return {options.method, "asked for"};
+  if (options.metric != metric_kind::haversine)
+    return {method_kind::brute, "the index covers the haversine metric"};
+  if (options.implementation == implementation_kind::tuned)
+    return {method_kind::brute, "the tuned implementation was asked for"};
+  if (references < 128 || double(observations) * double(references) < double(1 << 22))
+    return {method_kind::brute, "too few pairs to pay for an index"};
+  return {method_kind::indexed, "enough pairs to pay for an index"};
+}
+
 inline method_kind chosen_method(const nearest_options& options, std::size_t observations,
                                  std::size_t references) {
-  if (options.method != method_kind::automatic) return options.method;
-  const bool pays =
-      references >= 128 && double(observations) * double(references) >= double(1 << 22);
-  return options.metric == metric_kind::haversine &&
-                 options.implementation != implementation_kind::tuned && pays
-             ? method_kind::indexed
-             : method_kind::brute;
+  return choose_method(options, observations, references).method;
 }
 
 }  // namespace kernwerk
@@ -94,75 +88,24 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                       const Distances& distances, const nearest_options& options) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
                 "kernwerk::nearest: the first argument must be a Kokkos execution space");
-  static_assert(Kokkos::is_view<Observations>::value && Observations::rank == 2,
-                "kernwerk::nearest: observations must be a rank-2 View, one point per row");
-  static_assert(Kokkos::is_view<References>::value && References::rank == 2,
-                "kernwerk::nearest: references must be a rank-2 View, one point per row");
-  static_assert(Kokkos::is_view<Indices>::value && (Indices::rank == 1 || Indices::rank == 2),
-                "kernwerk::nearest: indices must be a rank-1 View (k = 1) or rank-2 (n, k)");
-  static_assert(Kokkos::is_view<Distances>::value && int(Distances::rank) == int(Indices::rank),
-                "kernwerk::nearest: distances must have the rank of indices");
-  static_assert(std::is_floating_point_v<typename Observations::non_const_value_type> &&
-                    std::is_floating_point_v<typename References::non_const_value_type>,
-                "kernwerk::nearest: coordinates must be float or double");
-  static_assert(std::is_integral_v<typename Indices::value_type> &&
-                    !std::is_const_v<typename Indices::value_type>,
-                "kernwerk::nearest: indices must be a writable View of an integer type");
-  static_assert(std::is_floating_point_v<typename Distances::value_type> &&
-                    !std::is_const_v<typename Distances::value_type>,
-                "kernwerk::nearest: distances must be a writable View of float or double");
+  require_point_view<Observations>();
+  require_point_view<References>();
+  require_output_views<Indices, Distances>();
 
   constexpr const char* fn = "nearest";
   scoped_region region("kernwerk::nearest");
   const bool haversine_metric = options.metric == metric_kind::haversine;
-
-  if (!(std::isfinite(options.radius) && options.radius > 0))
-    throw invalid_argument(fn, "options.radius",
-                           "must be positive and finite, got " + std::to_string(options.radius));
-  if (!haversine_metric && options.units == angle_unit::degrees)
-    throw invalid_argument(fn, "options.units", "degrees apply to the haversine metric only");
-
+  check_sphere_options(fn, options.units, options.radius, options.metric);
+  check_point_shape(fn, "observations", observations, options.metric);
   const std::size_t dimension = observations.extent(1);
-  if (haversine_metric && dimension != 2)
-    throw invalid_argument(fn, "observations",
-                           "haversine points have 2 coordinates (latitude, longitude), got " +
-                               std::to_string(dimension));
-  if (!haversine_metric && dimension != 2 && dimension != 3)
-    throw invalid_argument(fn, "observations",
-                           "euclidean points have 2 or 3 coordinates, got " +
-                               std::to_string(dimension));
   if (references.extent(1) != dimension)
     throw invalid_argument(fn, "references",
                            std::to_string(references.extent(1)) +
                                " coordinates per point, but observations have " +
                                std::to_string(dimension));
-  if (observations.extent(0) == 0) throw invalid_argument(fn, "observations", "empty set");
-  if (references.extent(0) == 0) throw invalid_argument(fn, "references", "empty set");
-  require_length_at_least(fn, "indices", indices, observations.extent(0), "observations");
-  require_length_at_least(fn, "distances", distances, observations.extent(0), "observations");
-
-  const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
-  if (k < 1 || k > max_neighbours)
-    throw invalid_argument(fn, "indices",
-                           std::to_string(k) + " columns: k must be 1 to " +
-                               std::to_string(max_neighbours));
-  if (Distances::rank == 2 && distances.extent(1) != k)
-    throw invalid_argument(fn, "distances",
-                           std::to_string(distances.extent(1)) + " columns, but indices have " +
-                               std::to_string(k));
-  if (k > references.extent(0))
-    throw invalid_argument(fn, "indices",
-                           "k = " + std::to_string(k) + " neighbours, but references hold " +
-                               std::to_string(references.extent(0)) + " points");
-
-  using index_type = typename Indices::value_type;
-  if (references.extent(0) - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
-    throw invalid_argument(fn, "indices",
-                           "its value type cannot hold reference index " +
-                               std::to_string(references.extent(0) - 1));
-  if (references.extent(0) > std::size_t(std::numeric_limits<int>::max()))
-    throw invalid_argument(fn, "references", "more than 2^31 - 1 points");
-  require_disjoint(fn, "indices", indices, "distances", distances);
+  check_point_shape(fn, "references", references, options.metric);
+  const std::size_t k = check_outputs(fn, indices, distances, observations.extent(0), references.extent(0));
+  check_reference_count(fn, references.extent(0));
   require_disjoint(fn, "indices", indices, "observations", observations);
   require_disjoint(fn, "indices", indices, "references", references);
   require_disjoint(fn, "distances", distances, "observations", observations);
@@ -191,29 +134,9 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                           " covers neither the " + to_string(options.metric) + " metric with k = " +
                           std::to_string(k) + "; use auto or generic");
 
-  constexpr double pi = 3.14159265358979323846;
-  const bool degrees = options.units == angle_unit::degrees;
-  const double scale = degrees ? pi / 180.0 : 1.0;
-  // A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
-  auto latitude_limit = [&](auto point_value) {
-    using scalar = decltype(point_value);
-    if (!haversine_metric) return 0.0;
-    return degrees ? 90.0 : static_cast<double>(static_cast<scalar>(pi / 2));
-  };
-  const auto check_points = [&](const char* name, const auto& points, double limit) {
-    const std::int64_t bad = find_invalid_point_anywhere(space, points, limit);
-    if (bad >= 0) {
-      const char* rule = haversine_metric
-                             ? (degrees ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
-                                        : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
-                             : "has a non-finite coordinate";
-      throw invalid_argument(fn, name, describe_point(points, bad) + " " + rule);
-    }
-  };
-  check_points("observations", observations,
-               latitude_limit(typename Observations::non_const_value_type{}));
-  check_points("references", references,
-               latitude_limit(typename References::non_const_value_type{}));
+  const double scale = radians_per_unit(options.units);
+  check_point_values(space, fn, "observations", observations, options.metric, options.units);
+  check_point_values(space, fn, "references", references, options.metric, options.units);
 
   using memory_space = typename ExecutionSpace::memory_space;
   const std::size_t n = observations.extent(0), m = references.extent(0);
@@ -230,7 +153,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   const double needed = (observations_reached ? 0.0 : double(n) * observation_row) +
                         (references_reached ? 0.0 : double(m) * reference_row) +
                         double(n) * k * 32 + double(m) * 128 +
-                        double(sphere_grid<memory_space>::bytes(std::int64_t(m)));
+                        double(sphere_bvh<memory_space>::footprint(std::int64_t(m)));
 
   // Only the first observations.extent(0) rows of longer outputs are written.
   const auto written = std::make_pair(std::size_t{0}, observations.extent(0));

@@ -64,4 +64,28 @@ class workspace {
   std::size_t capacity_ = 0;
 };
 
+// Hands out aligned pieces of a region the caller provides (a workspace's, or memory an object
+// owns), in the same way as workspace::take.
+class carver {
+ public:
+  carver(void* data, std::size_t bytes) : data_(static_cast<char*>(data)), capacity_(bytes) {}
+
+  template <class T>
+  T* take(std::size_t count) {
+    T* result = reinterpret_cast<T*>(data_ + used_);
+    used_ += bytes_for<T>(count);
+    if (used_ > capacity_) throw error("kernwerk: internal error: carved region too small");
+    return result;
+  }
+  template <class T>
+  static std::size_t bytes_for(std::size_t count) {
+    return (count * sizeof(T) + 255) / 256 * 256;
+  }
+
+ private:
+  char* data_;
+  std::size_t used_ = 0;
+  std::size_t capacity_;
+};
+
 }  // namespace kernwerk::impl

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernwerk/cuda/runtime.hpp"
+#include "kernwerk/cuda/sort.hpp"
 #include "kernwerk/gpu/nearest_kernels.hpp"
 
 namespace kernwerk::impl {

@@ -1,0 +1,139 @@
+#pragma once
+// The argument checks of kernwerk::nearest and of sphere_index, made on the host before any
+// kernel writes an output: types (at compile time), options, shapes, k, index ranges,
+// aliasing, and the coordinates' values.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernwerk/error.hpp"
+#include "kernwerk/impl/view_checks.hpp"
+#include "kernwerk/nearest_options.hpp"
+
+namespace kernwerk::impl {
+
+inline constexpr int max_neighbours = 32;
+
+template <class Points>
+constexpr void require_point_view() {
+  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2,
+                "kernwerk: points must be a rank-2 View, one point per row");
+  static_assert(std::is_floating_point_v<typename Points::non_const_value_type>,
+                "kernwerk: coordinates must be float or double");
+}
+
+template <class Indices, class Distances>
+constexpr void require_output_views() {
+  static_assert(Kokkos::is_view<Indices>::value && (Indices::rank == 1 || Indices::rank == 2),
+                "kernwerk: indices must be a rank-1 View (k = 1) or rank-2 (n, k)");
+  static_assert(Kokkos::is_view<Distances>::value && int(Distances::rank) == int(Indices::rank),
+                "kernwerk: distances must have the rank of indices");
+  static_assert(std::is_integral_v<typename Indices::value_type> &&
+                    !std::is_const_v<typename Indices::value_type>,
+                "kernwerk: indices must be a writable View of an integer type");
+  static_assert(std::is_floating_point_v<typename Distances::value_type> &&
+                    !std::is_const_v<typename Distances::value_type>,
+                "kernwerk: distances must be a writable View of float or double");
+}
+
+// Radius and units: the haversine metric's options.
+inline void check_sphere_options(const char* fn, angle_unit units, double radius, metric_kind metric) {
+  if (!(std::isfinite(radius) && radius > 0))
+    throw invalid_argument(fn, "options.radius",
+                           "must be positive and finite, got " + std::to_string(radius));
+  if (metric != metric_kind::haversine && units == angle_unit::degrees)
+    throw invalid_argument(fn, "options.units", "degrees apply to the haversine metric only");
+}
+
+// The coordinates per point of a set, and that it is not empty.
+template <class Points>
+void check_point_shape(const char* fn, const char* name, const Points& points, metric_kind metric) {
+  const std::size_t dimension = points.extent(1);
+  if (metric == metric_kind::haversine && dimension != 2)
+    throw invalid_argument(fn, name,
+                           "haversine points have 2 coordinates (latitude, longitude), got " +
+                               std::to_string(dimension));
+  if (metric != metric_kind::haversine && dimension != 2 && dimension != 3)
+    throw invalid_argument(fn, name,
+                           "euclidean points have 2 or 3 coordinates, got " + std::to_string(dimension));
+  if (points.extent(0) == 0) throw invalid_argument(fn, name, "empty set");
+}
+
+inline void check_reference_count(const char* fn, std::size_t references) {
+  if (references > std::size_t(std::numeric_limits<int>::max()))
+    throw invalid_argument(fn, "references", "more than 2^31 - 1 points");
+}
+
+// Output shapes against n observations and m references; returns k.
+template <class Indices, class Distances>
+std::size_t check_outputs(const char* fn, const Indices& indices, const Distances& distances,
+                          std::size_t n, std::size_t m) {
+  require_length_at_least(fn, "indices", indices, n, "observations");
+  require_length_at_least(fn, "distances", distances, n, "observations");
+  const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
+  if (k < 1 || k > max_neighbours)
+    throw invalid_argument(fn, "indices",
+                           std::to_string(k) + " columns: k must be 1 to " +
+                               std::to_string(max_neighbours));
+  if (Distances::rank == 2 && distances.extent(1) != k)
+    throw invalid_argument(fn, "distances",
+                           std::to_string(distances.extent(1)) + " columns, but indices have " +
+                               std::to_string(k));
+  if (k > m)
+    throw invalid_argument(fn, "indices",
+                           "k = " + std::to_string(k) + " neighbours, but references hold " +
+                               std::to_string(m) + " points");
+  using index_type = typename Indices::value_type;
+  if (m - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
+    throw invalid_argument(fn, "indices",
+                           "its value type cannot hold reference index " + std::to_string(m - 1));
+  require_disjoint(fn, "indices", indices, "distances", distances);
+  return k;
+}
+
+// Validates points where they are: on the execution space if it reaches them, else on the host
+// if it does, else on a copy in the execution space's memory.
+template <class ExecutionSpace, class Points>
+std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Points& points,
+                                         double max_abs_first) {
+  using memory = typename Points::memory_space;
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, memory>::accessible)
+    return find_invalid_point(space, points, max_abs_first);
+  else if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, memory>::accessible)
+    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, max_abs_first);
+  else
+    return find_invalid_point(
+        space,
+        Kokkos::create_mirror_view_and_copy(typename ExecutionSpace::memory_space(), points),
+        max_abs_first);
+}
+
+// Finite coordinates, and latitudes within the poles for the haversine metric.
+template <class ExecutionSpace, class Points>
+void check_point_values(const ExecutionSpace& space, const char* fn, const char* name,
+                        const Points& points, metric_kind metric, angle_unit units) {
+  constexpr double pi = 3.14159265358979323846;
+  const bool haversine = metric == metric_kind::haversine;
+  const bool degrees = units == angle_unit::degrees;
+  using scalar = typename Points::non_const_value_type;
+  // A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
+  const double limit = !haversine ? 0.0 : (degrees ? 90.0 : static_cast<double>(static_cast<scalar>(pi / 2)));
+  const std::int64_t bad = find_invalid_point_anywhere(space, points, limit);
+  if (bad >= 0) {
+    const char* rule = haversine
+                           ? (degrees ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
+                                      : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
+                           : "has a non-finite coordinate";
+    throw invalid_argument(fn, name, describe_point(points, bad) + " " + rule);
+  }
+}
+
+inline double radians_per_unit(angle_unit units) {
+  return units == angle_unit::degrees ? 3.14159265358979323846 / 180.0 : 1.0;
+}
+
+}  // namespace kernwerk::impl

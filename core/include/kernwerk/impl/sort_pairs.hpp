@@ -1,0 +1,130 @@
+#pragma once
+// Sorting (key, value) pairs by 64-bit key on an execution space: the spatial indexes order
+// their points by Morton code with it.
+//
+// The generic implementation is a stable least-significant-digit radix sort, 8 bits a pass,
+// portable to every Kokkos backend: the keys are cut into tiles, one thread counts the digits
+// of its tile, a scan over (digit, tile) gives every tile its place, and the same thread
+// scatters its tile in order. A backend folder may specialise sort_pairs_tuned with its vendor
+// sort (CUDA: CUB); both give the same order, since equal keys keep their input order.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernwerk/impl/workspace.hpp"
+
+namespace kernwerk::impl {
+
+// Keys are sorted on their low `key_bits` bits (the rest must be zero).
+template <class ExecutionSpace>
+struct sort_pairs_tuned {
+  static constexpr bool available = false;
+};
+
+namespace radix {
+inline constexpr int digit_bits = 8;
+inline constexpr int digit_count = 1 << digit_bits;
+
+inline std::int64_t tile_size(std::int64_t n, std::int64_t concurrency) {
+  // Enough tiles to occupy the space, few enough that the (digit, tile) counts stay ~4n.
+  return std::max<std::int64_t>(64, (n + 4 * concurrency - 1) / (4 * concurrency));
+}
+
+template <class Counts>
+struct count_digits {
+  const std::uint64_t* keys;
+  Counts counts;
+  std::int64_t n, tile, tiles;
+  int shift;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t end = (t + 1) * tile < n ? (t + 1) * tile : n;
+    for (std::int64_t i = t * tile; i < end; ++i)
+      ++counts(std::int64_t((keys[i] >> shift) & (digit_count - 1)) * tiles + t);
+  }
+};
+
+template <class Counts>
+struct exclusive_scan {
+  Counts counts;
+  KOKKOS_FUNCTION void operator()(const std::int64_t e, std::int64_t& partial,
+                                  const bool final) const {
+    const int count = counts(e);
+    if (final) counts(e) = static_cast<int>(partial);
+    partial += count;
+  }
+};
+
+template <class Value, class Counts>
+struct scatter_digits {
+  const std::uint64_t* keys_in;
+  const Value* values_in;
+  std::uint64_t* keys_out;
+  Value* values_out;
+  Counts cursors;
+  std::int64_t n, tile, tiles;
+  int shift;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t end = (t + 1) * tile < n ? (t + 1) * tile : n;
+    for (std::int64_t i = t * tile; i < end; ++i) {
+      const std::uint64_t key = keys_in[i];
+      const int to = cursors(std::int64_t((key >> shift) & (digit_count - 1)) * tiles + t)++;
+      keys_out[to] = key;
+      values_out[to] = values_in[i];
+    }
+  }
+};
+}  // namespace radix
+
+// Scratch bytes sort_pairs needs for n pairs with values of type Value.
+template <class ExecutionSpace, class Value>
+std::size_t sort_pairs_bytes(std::int64_t n, std::int64_t concurrency) {
+  using scratch = workspace<typename ExecutionSpace::memory_space>;
+  if constexpr (sort_pairs_tuned<ExecutionSpace>::available) {
+    return sort_pairs_tuned<ExecutionSpace>::template bytes<Value>(n);
+  } else {
+    const std::int64_t tiles = (n + radix::tile_size(n, concurrency) - 1) /
+                               radix::tile_size(n, concurrency);
+    return scratch::template bytes_for<std::uint64_t>(n) + scratch::template bytes_for<Value>(n) +
+           scratch::template bytes_for<int>(radix::digit_count * tiles);
+  }
+}
+
+// Sorts keys[0, n) and carries values along, in place, ascending; equal keys keep their order.
+// Scratch comes from `buffers` (sort_pairs_bytes of it).
+template <class ExecutionSpace, class Value, class Workspace>
+void sort_pairs(const ExecutionSpace& space, std::uint64_t* keys, Value* values, std::int64_t n,
+                int key_bits, Workspace& buffers) {
+  if (n < 2) return;
+  if constexpr (sort_pairs_tuned<ExecutionSpace>::available) {
+    sort_pairs_tuned<ExecutionSpace>::run(space, keys, values, n, key_bits, buffers);
+  } else {
+    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    using counts_view = Kokkos::View<int*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
+    const std::int64_t tile = radix::tile_size(n, space.concurrency());
+    const std::int64_t tiles = (n + tile - 1) / tile;
+    std::uint64_t* other_keys = buffers.template take<std::uint64_t>(n);
+    Value* other_values = buffers.template take<Value>(n);
+    const counts_view counts(buffers.template take<int>(radix::digit_count * tiles),
+                             radix::digit_count * tiles);
+    // An even number of passes leaves the result where it started.
+    const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
+    std::uint64_t *from_keys = keys, *to_keys = other_keys;
+    Value *from_values = values, *to_values = other_values;
+    for (int pass = 0; pass < passes; ++pass) {
+      const int shift = pass * radix::digit_bits;
+      Kokkos::deep_copy(space, counts, 0);
+      Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles),
+                           radix::count_digits<counts_view>{from_keys, counts, n, tile, tiles, shift});
+      Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)),
+                            radix::exclusive_scan<counts_view>{counts});
+      Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles),
+                           radix::scatter_digits<Value, counts_view>{from_keys, from_values, to_keys, to_values,
+                                                        counts, n, tile, tiles, shift});
+      std::swap(from_keys, to_keys);
+      std::swap(from_values, to_values);
+    }
+  }
+}
+
+}  // namespace kernwerk::impl

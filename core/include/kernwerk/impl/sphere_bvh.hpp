@@ -1,0 +1,315 @@
+#pragma once
+// The spatial index of kernwerk's exact nearest-neighbour search on the sphere: a bounding
+// volume hierarchy over the reference unit vectors whose cost follows the data, not the cube.
+//
+// The references are sorted along a Morton curve (63-bit codes in the cube around them, so a
+// cluster of any size gets the codes' full resolution), cut into leaves of `leaf_size`
+// consecutive points, and a complete binary tree is laid over the leaves: node v has children
+// 2v and 2v + 1, the root is node 1, leaf l is node first_leaf + l. Every node holds the
+// float64 box of its points, computed from the points themselves, so the boxes are tight
+// whatever the curve's order and a query's box distances are true lower bounds.
+// Empty nodes (the tree is padded to a power of two of leaves) hold empty boxes. The code of
+// each leaf's first point is kept, so that a query finds the leaf where its own code falls
+// and starts from there.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/sort_pairs.hpp"
+#include "kernwerk/impl/workspace.hpp"
+
+namespace kernwerk::impl {
+
+// The box of a set of unit vectors: low x, y, z, then high x, y, z.
+struct box3 {
+  double bound[6];
+  KOKKOS_INLINE_FUNCTION static box3 empty() {
+    constexpr double huge = std::numeric_limits<double>::max();
+    return {{huge, huge, huge, -huge, -huge, -huge}};
+  }
+  KOKKOS_INLINE_FUNCTION void add(double x, double y, double z) {
+    bound[0] = x < bound[0] ? x : bound[0];
+    bound[1] = y < bound[1] ? y : bound[1];
+    bound[2] = z < bound[2] ? z : bound[2];
+    bound[3] = x > bound[3] ? x : bound[3];
+    bound[4] = y > bound[4] ? y : bound[4];
+    bound[5] = z > bound[5] ? z : bound[5];
+  }
+  KOKKOS_INLINE_FUNCTION void merge(const box3& other) {
+    for (int a = 0; a < 3; ++a) {
+      bound[a] = other.bound[a] < bound[a] ? other.bound[a] : bound[a];
+      bound[a + 3] = other.bound[a + 3] > bound[a + 3] ? other.bound[a + 3] : bound[a + 3];
+    }
+  }
+};
+
+// Kokkos reducer: the box of all points.
+template <class Space>
+struct box_union {
+  using reducer = box_union;
+  using value_type = box3;
+  using result_view_type = Kokkos::View<value_type, Space>;
+
+  KOKKOS_INLINE_FUNCTION explicit box_union(value_type& target) : target_(&target) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.merge(src); }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    for (int a = 0; a < 3; ++a) {
+      dest.bound[a] = src.bound[a] < dest.bound[a] ? src.bound[a] : dest.bound[a];
+      dest.bound[a + 3] = src.bound[a + 3] > dest.bound[a + 3] ? src.bound[a + 3] : dest.bound[a + 3];
+    }
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = box3::empty(); }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *target_.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return target_; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+
+ private:
+  result_view_type target_;
+};
+
+// Morton codes in a cube: `bits` bits per axis, interleaved x, y, z from the top.
+struct morton_frame {
+  double origin[3];
+  double scale;  // cells per unit of length
+  int bits;
+
+  KOKKOS_INLINE_FUNCTION static std::uint64_t spread(std::uint64_t v) {  // 21 bits -> 63
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffULL;
+    v = (v | v << 16) & 0x1f0000ff0000ffULL;
+    v = (v | v << 8) & 0x100f00f00f00f00fULL;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+    v = (v | v << 2) & 0x1249249249249249ULL;
+    return v;
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t cell(double v, int a) const {
+    const double c = (v - origin[a]) * scale;
+    const double top = double((std::uint64_t(1) << bits) - 1);
+    return static_cast<std::uint64_t>(c < 0 ? 0.0 : (c > top ? top : c));
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t code(double x, double y, double z) const {
+    return spread(cell(x, 0)) << 2 | spread(cell(y, 1)) << 1 | spread(cell(z, 2));
+  }
+  // The cube of side 2^bits cells around a box.
+  static morton_frame around(const box3& box, int bits) {
+    double extent = 0;
+    for (int a = 0; a < 3; ++a) extent = std::max(extent, box.bound[a + 3] - box.bound[a]);
+    morton_frame frame{{box.bound[0], box.bound[1], box.bound[2]}, 0.0, bits};
+    // Rounding of the scale may put the top point one cell high; cell() clamps it.
+    frame.scale = extent > 0 ? double(std::uint64_t(1) << bits) / extent : 0.0;
+    return frame;
+  }
+};
+
+// References per leaf: scanning a leaf is cheap and regular, visiting a node is a branchy box
+// test, so larger leaves pay where a core runs one query at a time (measured on the 2-core
+// host: 32 beats 4 by 1.4x) and smaller ones on GPUs. The benchmark varies it (--leaf-size);
+// 0 takes the default for the execution space.
+struct bvh_policy {
+  static inline int leaf_size = 0;
+  template <class ExecutionSpace>
+  static int leaf_size_for() {
+    if (leaf_size > 0) return leaf_size;
+    constexpr bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+    return host ? 32 : 8;
+  }
+};
+
+template <class MemorySpace>
+struct sphere_bvh {
+  template <class T>
+  using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using boxes_view = Kokkos::View<double* [6], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
+
+  std::int64_t size = 0;        // references
+  int leaf_size = 1;
+  std::int64_t leaf_count = 0;  // leaves that hold references
+  std::int64_t first_leaf = 1;  // node number of leaf 0; a power of two
+  boxes_view boxes;             // nodes 1 .. 2 first_leaf - 1 (row 0 unused)
+  array<std::uint64_t*> leaf_codes;  // Morton code of each leaf's first point, ascending
+  morton_frame frame;           // of the codes
+  sphere_points<MemorySpace> points;  // the references in curve order
+  array<int*> order;            // reference index of each sorted row
+  array<int*> rank;             // sorted row of each reference index
+  box3 bounds;                  // of all references (on the host)
+
+  static std::int64_t leaf_nodes(std::int64_t references, int leaf) {
+    std::int64_t leaves = (references + leaf - 1) / leaf, power = 1;
+    while (power < leaves) power *= 2;
+    return power;
+  }
+  // Memory the index keeps.
+  static std::size_t bytes(std::int64_t references, int leaf) {
+    using carve = workspace<MemorySpace>;
+    return carve::template bytes_for<double>(6 * 2 * leaf_nodes(references, leaf)) +
+           carve::template bytes_for<std::uint64_t>((references + leaf - 1) / leaf) +
+           sphere_points_bytes<MemorySpace>(references) +
+           2 * carve::template bytes_for<int>(references);
+  }
+  // Memory of an index and its construction, roughly, for planning (the sort's scratch varies
+  // by backend: about 12 to 32 bytes a reference).
+  static std::size_t footprint(std::int64_t references) {
+    return bytes(references, 4) + std::size_t(references) * 96;
+  }
+  // Memory the construction borrows and gives back.
+  template <class ExecutionSpace>
+  static std::size_t build_bytes(std::int64_t references, std::int64_t concurrency) {
+    using carve = workspace<MemorySpace>;
+    return sphere_points_bytes<MemorySpace>(references) +
+           carve::template bytes_for<std::uint64_t>(references) +
+           carve::template bytes_for<int>(references) +
+           sort_pairs_bytes<ExecutionSpace, int>(references, concurrency);
+  }
+
+  KOKKOS_INLINE_FUNCTION bool is_leaf(std::int64_t node) const { return node >= first_leaf; }
+  // The leaf whose codes span `code` (the first leaf for codes before all of them).
+  KOKKOS_INLINE_FUNCTION std::int64_t leaf_of(std::uint64_t code) const {
+    std::int64_t low = 0, high = leaf_count;  // the leaf is in [low, high)
+    while (high - low > 1) {
+      const std::int64_t middle = low + (high - low) / 2;
+      if (leaf_codes(middle) <= code) low = middle;
+      else high = middle;
+    }
+    return first_leaf + low;
+  }
+  // Sorted rows of a leaf node: [first, last).
+  KOKKOS_INLINE_FUNCTION std::int64_t leaf_begin(std::int64_t node) const {
+    const std::int64_t first = (node - first_leaf) * leaf_size;
+    return first < size ? first : size;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t leaf_end(std::int64_t node) const {
+    const std::int64_t last = (node - first_leaf + 1) * leaf_size;
+    return last < size ? last : size;
+  }
+  // Squared distance from (x, y, z) to the box of a node; empty boxes are infinitely far.
+  KOKKOS_INLINE_FUNCTION double box_distance(double x, double y, double z, std::int64_t node) const {
+    const double v[3] = {x, y, z};
+    double sum = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double below = boxes(node, a) - v[a], above = v[a] - boxes(node, a + 3);
+      const double d = below > 0 ? below : (above > 0 ? above : 0.0);
+      sum += d * d;
+    }
+    return sum;
+  }
+};
+
+namespace bvh_build {
+
+template <class Prepared>
+struct bounds_of {
+  Prepared prepared;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j, box3& box) const {
+    box.add(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z));
+  }
+};
+
+template <class Prepared, class Codes, class Rows>
+struct code_points {
+  Prepared prepared;
+  morton_frame frame;
+  Codes codes;
+  Rows rows;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
+    codes(j) = frame.code(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z));
+    rows(j) = static_cast<int>(j);
+  }
+};
+
+template <class Prepared, class Bvh, class Rows>
+struct gather_points {
+  Prepared prepared;
+  Bvh bvh;
+  Rows rows;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const int j = rows(r);
+    for (int c = 0; c < sphere_columns; ++c) bvh.points(r, c) = prepared(j, c);
+    bvh.order(r) = j;
+    bvh.rank(j) = static_cast<int>(r);
+  }
+};
+
+template <class Bvh, class Codes>
+struct leaf_boxes {
+  Bvh bvh;
+  Codes codes;  // sorted
+  KOKKOS_FUNCTION void operator()(const std::int64_t l) const {
+    const std::int64_t node = bvh.first_leaf + l;
+    if (l < bvh.leaf_count) bvh.leaf_codes(l) = codes(l * bvh.leaf_size);
+    box3 box = box3::empty();
+    for (std::int64_t r = bvh.leaf_begin(node); r < bvh.leaf_end(node); ++r)
+      box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
+    for (int b = 0; b < 6; ++b) bvh.boxes(node, b) = box.bound[b];
+  }
+};
+
+template <class Bvh>
+struct parent_boxes {
+  Bvh bvh;
+  KOKKOS_FUNCTION void operator()(const std::int64_t node) const {
+    for (int a = 0; a < 3; ++a) {
+      const double l0 = bvh.boxes(2 * node, a), l1 = bvh.boxes(2 * node + 1, a);
+      const double h0 = bvh.boxes(2 * node, a + 3), h1 = bvh.boxes(2 * node + 1, a + 3);
+      bvh.boxes(node, a) = l0 < l1 ? l0 : l1;
+      bvh.boxes(node, a + 3) = h0 > h1 ? h0 : h1;
+    }
+  }
+};
+
+}  // namespace bvh_build
+
+// Builds the hierarchy over `references` (lat, lon in units of `scale` radians) into memory
+// carved from `keep` (sphere_bvh::bytes), borrowing `scratch` (sphere_bvh::build_bytes).
+template <class ExecutionSpace, class References, class Keep, class Scratch>
+sphere_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
+    const ExecutionSpace& space, const References& references, double scale, int leaf_size,
+    Keep& keep, Scratch& scratch) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using bvh_type = sphere_bvh<memory_space>;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const auto m = static_cast<std::int64_t>(references.extent(0));
+  bvh_type bvh;
+  bvh.size = m;
+  bvh.leaf_size = leaf_size;
+  bvh.leaf_count = (m + leaf_size - 1) / leaf_size;
+  bvh.first_leaf = bvh_type::leaf_nodes(m, leaf_size);
+  bvh.boxes = typename bvh_type::boxes_view(keep.template take<double>(6 * 2 * bvh.first_leaf),
+                                             2 * bvh.first_leaf);
+  bvh.leaf_codes = typename bvh_type::template array<std::uint64_t*>(
+      keep.template take<std::uint64_t>(bvh.leaf_count), bvh.leaf_count);
+  bvh.points = sphere_points<memory_space>(keep.template take<double>(sphere_columns * m), m);
+  bvh.order = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
+  bvh.rank = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
+
+  const auto prepared = prepare_sphere_references(space, references, scale, scratch);
+  using prepared_type = std::remove_const_t<decltype(prepared)>;
+  Kokkos::parallel_reduce("kernwerk::index::bounds", policy(space, 0, m),
+                          bvh_build::bounds_of<prepared_type>{prepared},
+                          box_union<Kokkos::HostSpace>(bvh.bounds));
+  bvh.frame = morton_frame::around(bvh.bounds, 21);
+  const Kokkos::View<std::uint64_t*, memory_space, Kokkos::MemoryUnmanaged> codes(
+      scratch.template take<std::uint64_t>(m), m);
+  const typename bvh_type::template array<int*> rows(scratch.template take<int>(m), m);
+  Kokkos::parallel_for("kernwerk::index::codes", policy(space, 0, m),
+                       bvh_build::code_points<prepared_type, decltype(codes), decltype(rows)>{
+                           prepared, bvh.frame, codes, rows});
+  sort_pairs(space, codes.data(), rows.data(), m, 63, scratch);
+  Kokkos::parallel_for("kernwerk::index::gather", policy(space, 0, m),
+                       bvh_build::gather_points<prepared_type, bvh_type, decltype(rows)>{
+                           prepared, bvh, rows});
+  Kokkos::parallel_for("kernwerk::index::leaves", policy(space, 0, bvh.first_leaf),
+                       bvh_build::leaf_boxes<bvh_type, decltype(codes)>{bvh, codes});
+  for (std::int64_t level = bvh.first_leaf / 2; level >= 1; level /= 2)
+    Kokkos::parallel_for("kernwerk::index::nodes", policy(space, level, 2 * level),
+                         bvh_build::parent_boxes<bvh_type>{bvh});
+  space.fence();  // before the scratch is given back
+  return bvh;
+}
+
+}  // namespace kernwerk::impl

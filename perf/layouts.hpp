@@ -1,0 +1,155 @@
+#pragma once
+// Point layouts on the sphere that users bring, for the nearest-neighbour benchmark and tests:
+// reference sets in one region, on a coastline-like ring, on tracks, mixed with uniform ones.
+// Points are row-major (lat, lon) in radians, generated from a seed.
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kernwerk::layouts {
+
+struct point_pair {
+  std::vector<double> observations, references;  // (lat, lon) rows
+};
+
+class generator {
+ public:
+  explicit generator(std::uint64_t seed) : random_(seed) {}
+
+  double uniform(double low, double high) {
+    return std::uniform_real_distribution<double>(low, high)(random_);
+  }
+  void add_uniform(std::vector<double>& points, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      points.push_back(std::asin(uniform(-1.0, 1.0)));
+      points.push_back(M_PI * uniform(-1.0, 1.0));
+    }
+  }
+  // Area-uniform in the cap of angular radius `radius` around (lat0, lon0).
+  void add_cap(std::vector<double>& points, std::size_t count, double lat0, double lon0,
+               double radius) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const double theta = radius * std::sqrt(uniform(0.0, 1.0)), phi = uniform(-M_PI, M_PI);
+      if (std::fabs(lat0) == M_PI / 2) {  // around a pole: the longitude is the direction
+        points.push_back(lat0 > 0 ? M_PI / 2 - theta : theta - M_PI / 2);
+        points.push_back(phi);
+        continue;
+      }
+      const double lat = std::asin(std::sin(lat0) * std::cos(theta) +
+                                   std::cos(lat0) * std::sin(theta) * std::cos(phi));
+      double lon = lon0 + std::atan2(std::sin(phi) * std::sin(theta) * std::cos(lat0),
+                                     std::cos(theta) - std::sin(lat0) * std::sin(lat));
+      lon = std::remainder(lon, 2 * M_PI);
+      points.push_back(lat);
+      points.push_back(lon);
+    }
+  }
+  // A band of latitudes [lat0 - width/2, lat0 + width/2] all around.
+  void add_ring(std::vector<double>& points, std::size_t count, double lat0, double width) {
+    for (std::size_t i = 0; i < count; ++i) {
+      points.push_back(lat0 + width * uniform(-0.5, 0.5));
+      points.push_back(M_PI * uniform(-1.0, 1.0));
+    }
+  }
+  // Points on `tracks` random great circles.
+  void add_tracks(std::vector<double>& points, std::size_t count, int tracks, std::uint64_t seed) {
+    std::mt19937_64 circles(seed);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    std::vector<std::array<double, 6>> frames;
+    for (int t = 0; t < tracks; ++t) {
+      // Two orthonormal vectors spanning a random plane through the centre.
+      double a[3] = {unit(circles), unit(circles), unit(circles)};
+      double b[3] = {unit(circles), unit(circles), unit(circles)};
+      normalise(a);
+      const double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+      for (int c = 0; c < 3; ++c) b[c] -= d * a[c];
+      normalise(b);
+      frames.push_back({a[0], a[1], a[2], b[0], b[1], b[2]});
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& f = frames[i % frames.size()];
+      const double s = uniform(-M_PI, M_PI);
+      const double x = std::cos(s) * f[0] + std::sin(s) * f[3];
+      const double y = std::cos(s) * f[1] + std::sin(s) * f[4];
+      const double z = std::cos(s) * f[2] + std::sin(s) * f[5];
+      points.push_back(std::atan2(z, std::hypot(x, y)));
+      points.push_back(std::atan2(y, x));
+    }
+  }
+
+ private:
+  static void normalise(double* v) {
+    const double norm = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int c = 0; c < 3; ++c) v[c] /= norm;
+  }
+  std::mt19937_64 random_;
+};
+
+// The layouts, by name.
+inline const std::vector<std::string>& names() {
+  static const std::vector<std::string> all = {
+      "uniform",     // both sets area-uniform
+      "cap-1e-2",    // references in a cap of 0.01 rad, observations uniform
+      "cap-1e-5",    // references in a cap of 1e-5 rad, observations uniform
+      "ring",        // references on one latitude, 1e-6 rad wide; observations uniform
+      "obs-cap",     // observations in a cap of 0.01 rad, references uniform
+      "half-cap",    // half the references in a 1e-5 rad cap, half uniform
+      "same-cap",    // references and observations in the same 0.01 rad cap
+      "tracks",      // references and observations on 3 great circles
+      "duplicates",  // every reference 8 times, observations uniform
+      "polar",       // references within 0.05 rad of the north pole, across the date line
+  };
+  return all;
+}
+
+// n observations and m references of a layout; an unknown name gives empty sets.
+inline point_pair make(const std::string& name, std::size_t n, std::size_t m, std::uint64_t seed) {
+  generator g(seed);
+  point_pair p;
+  p.observations.reserve(2 * n);
+  p.references.reserve(2 * m);
+  const double lat0 = 0.61, lon0 = 2.3;
+  if (name == "uniform") {
+    g.add_uniform(p.observations, n);
+    g.add_uniform(p.references, m);
+  } else if (name == "cap-1e-2" || name == "cap-1e-5") {
+    g.add_uniform(p.observations, n);
+    g.add_cap(p.references, m, lat0, lon0, name == "cap-1e-2" ? 1e-2 : 1e-5);
+  } else if (name == "ring") {
+    g.add_uniform(p.observations, n);
+    g.add_ring(p.references, m, lat0, 1e-6);
+  } else if (name == "obs-cap") {
+    g.add_cap(p.observations, n, lat0, lon0, 1e-2);
+    g.add_uniform(p.references, m);
+  } else if (name == "half-cap") {
+    g.add_uniform(p.observations, n);
+    g.add_cap(p.references, m / 2, lat0, lon0, 1e-5);
+    g.add_uniform(p.references, m - m / 2);
+  } else if (name == "same-cap") {
+    g.add_cap(p.observations, n, lat0, lon0, 1e-2);
+    g.add_cap(p.references, m, lat0, lon0, 1e-2);
+  } else if (name == "tracks") {
+    g.add_tracks(p.observations, n, 3, seed ^ 0x5eed);
+    g.add_tracks(p.references, m, 3, seed ^ 0x5eed);
+  } else if (name == "duplicates") {
+    g.add_uniform(p.observations, n);
+    g.add_uniform(p.references, (m + 7) / 8);
+    p.references.resize(2 * ((m + 7) / 8));
+    const std::vector<double> distinct = p.references;
+    p.references.clear();
+    for (std::size_t j = 0; j < m; ++j) {
+      p.references.push_back(distinct[2 * (j % (distinct.size() / 2))]);
+      p.references.push_back(distinct[2 * (j % (distinct.size() / 2)) + 1]);
+    }
+  } else if (name == "polar") {
+    g.add_uniform(p.observations, n);
+    g.add_cap(p.references, m, M_PI / 2, M_PI, 0.05);
+  }
+  return p;
+}
+
+}  // namespace kernwerk::layouts

@@ -54,6 +54,7 @@ struct record {
   std::string layout, variant;
   std::size_t observations, references, k;
   double median, best;
+  double work;  // auto: the mean index work per observation it sampled
 };
 
 template <class T>
@@ -127,6 +128,8 @@ int main(int argc, char* argv[]) {
               options.implementation = parse_implementation(name, "--variants");
             }
             options.memory_budget = budget;
+            nearest_report report;
+            options.report = &report;
             const auto run = [&] {
               if (host_inputs == pipelined) {
                 kernwerk::nearest(space(), obs_in_host, ref_in_host, indices_host, distances_host,
@@ -168,11 +171,13 @@ int main(int argc, char* argv[]) {
             if (host_inputs == pipelined) label += " (host inputs)";
             if (host_inputs == copied) label += " (host inputs, copy then compute)";
             if (budget) label += " budget " + std::to_string(budget) + " bytes";
-            records.push_back({layout, label, n, m, k, times[times.size() / 2], times.front()});
+            if (name == "auto") label += std::string(" (ran ") + to_string(report.method) + ")";
+            records.push_back({layout, label, n, m, k, times[times.size() / 2], times.front(),
+                               report.sampled_work});
             const auto& last = records.back();
-            std::printf("%-8s %-10s %-10s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms\n",
+            std::printf("%-8s %-10s %-20s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms  work %.1f\n",
                         space::name(), layout.c_str(), last.variant.c_str(), n, m, k,
-                        1e3 * last.median, 1e3 * last.best);
+                        1e3 * last.median, 1e3 * last.best, last.work);
             std::fflush(stdout);
           }
         }
@@ -194,7 +199,7 @@ int main(int argc, char* argv[]) {
       const auto& r = records[k];
       out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
           << r.observations << ", \"references\": " << r.references
-          << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
+          << ", \"sampled_work\": " << r.work << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
           << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
           << "}" << (k + 1 < records.size() ? "," : "") << "\n";
     }

@@ -18,6 +18,7 @@ import sys
 
 FLOPS_PER_PAIR = 8
 BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"),
+          "layouts": ("<!-- perf:layouts:begin -->", "<!-- perf:layouts:end -->"),
           "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->")}
 
 
@@ -64,6 +65,39 @@ def nearest_table():
     return "\n".join(lines)
 
 
+def layouts_table():
+    """Per layout, size and k: the brute force, the indexed method and auto side by side, and
+    whether auto kept within 1.25 times the faster of the two (the automatic method's rule)."""
+    lines = [
+        "| machine | space | layout | observations x references | k | brute | indexed | auto (ran) | auto / faster | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in load(os.path.join(RESULTS, "layouts-*.json")):
+        cases = {}
+        for r in run["results"]:
+            key = (r["layout"], r["observations"], r["references"], r["k"])
+            cases.setdefault(key, {})[r["variant"]] = r
+        for (layout, n, m, k), by_variant in cases.items():
+            def pick(prefix):
+                return next((r for name, r in by_variant.items() if name.split(" ")[0] == prefix), None)
+            brute = pick("tuned") or pick("brute") or pick("generic")
+            indexed, automatic = pick("indexed"), pick("auto")
+            def shown(r):
+                return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
+            ratio = "-"
+            if brute and indexed and automatic:
+                faster = min(brute["median_seconds"], indexed["median_seconds"])
+                value = automatic["median_seconds"] / faster
+                ratio = f"{value:.2f}" + ("" if value <= 1.25 else " **over 1.25**")
+            ran = automatic["variant"].split("(ran ")[-1].rstrip(")") if automatic else ""
+            size = f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
+            lines.append(
+                f"| {run['machine']} | {run['execution_space']} | {layout} | {size} | {k} | {shown(brute)} | "
+                f"{shown(indexed)} | {shown(automatic)}{f' ({ran})' if ran else ''} | {ratio} | `{run['file']}` |"
+            )
+    return "\n".join(lines)
+
+
 def workloads_table():
     ceilings = ceilings_by_machine()
     lines = [
@@ -95,7 +129,8 @@ RESULTS = os.path.join(ROOT, "perf", "results")
 if __name__ == "__main__":
     readme = os.path.join(ROOT, "README.md")
     text = open(readme).read()
-    for name, make in (("nearest", nearest_table), ("workloads", workloads_table)):
+    for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
+                       ("workloads", workloads_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

@@ -179,6 +179,13 @@ TEST_CASE("cli: k nearest, methods, implementations and backends") {
     INFO(result.err);
     REQUIRE(result.status == 0);
     CHECK(result.err.find("pairs/s") != std::string::npos);
+    // The summary names the method that ran and why.
+    const bool asked_indexed = extra.find("--method indexed") != std::string::npos;
+    const bool asked_brute = extra.find("--method brute") != std::string::npos;
+    if (asked_indexed) CHECK(result.err.find("indexed method (asked for)") != std::string::npos);
+    if (asked_brute) CHECK(result.err.find("brute method (asked for)") != std::string::npos);
+    if (!asked_indexed && !asked_brute)
+      CHECK(result.err.find("method (too few pairs to pay for an index)") != std::string::npos);
     const std::size_t k = extra.find("--k") == std::string::npos
                               ? 1
                               : std::stoul(extra.substr(extra.find("--k") + 4));

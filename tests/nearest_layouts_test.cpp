@@ -5,6 +5,8 @@
 #include "layouts.hpp"
 #include "nearest_support.hpp"
 
+#include "kernwerk/sphere_index.hpp"
+
 namespace {
 
 using namespace kernwerk;
@@ -36,5 +38,101 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
   }
 }
 TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
+
+}  // namespace
+
+namespace {
+
+// The index built once and queried with several observation sets, k, layouts and memory
+// spaces gives what the one-shot call gives, bit for bit, and the float64 brute force's answer.
+TEST_CASE_TEMPLATE_DEFINE("sphere_index: built once, queried many times", Space, index_reuse) {
+  using memory_space = typename Space::memory_space;
+  const auto sets = layouts::make("half-cap", 500, 3000, 91);
+  const auto references = as_points(sets.references);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> host_references(
+      "references", references.count(), 2);
+  for (std::size_t i = 0; i < references.values.size(); ++i)
+    host_references.data()[i] = references.values[i];
+  const sphere_index<Space> index(Space(), host_references);
+  CHECK(index.size() == references.count());
+  CHECK(index.bytes() > 0);
+  Kokkos::deep_copy(host_references, 0.0);  // the index keeps its own copy
+
+  nearest_options indexed;
+  indexed.method = method_kind::indexed;
+  for (const auto& name : {"uniform", "polar", "same-cap"}) {
+    CAPTURE(name);
+    const auto observations = as_points(layouts::make(name, 400, 10, 92).observations);
+    const auto device_obs = Kokkos::create_mirror_view_and_copy(
+        memory_space(), Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                     Kokkos::MemoryUnmanaged>(observations.values.data(),
+                                                              observations.count(), 2));
+    for (const std::size_t k : {1u, 5u, 32u}) {
+      CAPTURE(k);
+      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space> indices("indices",
+                                                                              observations.count(), k);
+      Kokkos::View<double**, Kokkos::LayoutRight, memory_space> distances("distances",
+                                                                          observations.count(), k);
+      index.nearest(Space(), device_obs, indices, distances);
+      neighbours result{std::vector<std::int64_t>(indices.size()), std::vector<double>(distances.size()), k};
+      Kokkos::deep_copy(Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                            result.indices.data(), observations.count(), k), indices);
+      Kokkos::deep_copy(Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                            result.distances.data(), observations.count(), k), distances);
+      check_all(observations, references, result, indexed);
+      const auto once = run_nearest<Space>(observations, references, indexed, k);
+      CHECK(once.indices == result.indices);
+      CHECK(once.distances == result.distances);
+    }
+    // Host Views in and out, rank-1 outputs.
+    std::vector<std::int64_t> indices(observations.count(), -1);
+    std::vector<double> distances(observations.count(), -1.0);
+    index.nearest(Space(),
+                  Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                               Kokkos::MemoryUnmanaged>(observations.values.data(),
+                                                        observations.count(), 2),
+                  Kokkos::View<std::int64_t*, Kokkos::HostSpace>(indices.data(), indices.size()),
+                  Kokkos::View<double*, Kokkos::HostSpace>(distances.data(), distances.size()));
+    check_all(observations, references, {indices, distances, 1}, indexed);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(index_reuse, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("sphere_index: bad input names the argument", Space, index_errors) {
+  using memory_space = typename Space::memory_space;
+  using points_view = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  const auto expect = [](auto&& call, const std::string& text) {
+    try {
+      call();
+      FAIL("no error; expected one naming " << text);
+    } catch (const invalid_argument& failure) {
+      CHECK(std::string(failure.what()).find(text) != std::string::npos);
+    }
+  };
+  expect([] { sphere_index<Space>(Space(), points_view("empty", 0, 2)); }, "references: empty set");
+  expect([] { sphere_index<Space>(Space(), points_view("three", 4, 3)); }, "references: haversine points have 2");
+  points_view bad("bad", 3, 2);
+  Kokkos::deep_copy(Kokkos::subview(bad, 1, 0), 2.0);  // past the pole in radians
+  expect([&] { sphere_index<Space>(Space(), bad); }, "references: point 1");
+  sphere_index_options negative;
+  negative.radius = -1;
+  expect([&] { sphere_index<Space>(Space(), points_view("ok", 3, 2), negative); }, "options.radius");
+
+  const sphere_index<Space> index(Space(), points_view("three", 3, 2));
+  Kokkos::View<std::int64_t**, memory_space> four("four", 2, 4);
+  Kokkos::View<double**, memory_space> four_distances("four", 2, 4);
+  expect([&] { index.nearest(Space(), points_view("obs", 2, 2), four, four_distances); },
+         "k = 4 neighbours, but references hold 3");
+  points_view nan_obs("nan", 2, 2);
+  Kokkos::deep_copy(Kokkos::subview(nan_obs, 1, 1), std::nan(""));
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", 2);
+  Kokkos::View<double*, memory_space> distances("distances", 2);
+  Kokkos::deep_copy(indices, 7);
+  expect([&] { index.nearest(Space(), nan_obs, indices, distances); }, "observations: point 1");
+  CHECK(test::to_host_vector<std::int64_t, Space>(indices) == std::vector<std::int64_t>{7, 7});
+  expect([&] { index.nearest(Space(), points_view("obs", 3, 2), indices, distances); },
+         "indices: length 2 is shorter than observations (3)");
+}
+TEST_CASE_TEMPLATE_APPLY(index_errors, enabled_spaces);
 
 }  // namespace

@@ -130,6 +130,8 @@ int run_nearest(const arguments& args) {
       parse_implementation(args.text("--implementation", "auto"), "--implementation");
   if (args.has("--degrees")) options.units = angle_unit::degrees;
   options.radius = args.number("--radius", 1.0);
+  nearest_report report;  // which method ran, and why
+  options.report = &report;
   const long long k = args.integer("--k", 1);
   if (k < 1 || k > 32) throw error("--k: must be 1 to 32");
   const long long dimension =
@@ -172,11 +174,10 @@ int run_nearest(const arguments& args) {
   const double elapsed = seconds_since(start);
   write_neighbours(output, indices, distances, std::size_t(k));
   std::fprintf(stderr,
-               "kernwerk nearest: %zu x %zu points, k = %lld, %s in %.3f s (%.3g pairs/s) on %s\n",
-               n, references.count, k,
-               to_string(chosen_method(options, n / slices, references.count)), elapsed,
-               pairs / elapsed,
-               space_name.c_str());
+               "kernwerk nearest: %zu x %zu points, k = %lld, %s method (%s) in %.3f s "
+               "(%.3g pairs/s) on %s\n",
+               n, references.count, k, to_string(report.method), report.reason.c_str(), elapsed,
+               pairs / elapsed, space_name.c_str());
   return 0;
 }
 
@@ -210,7 +211,9 @@ int run_demo(const arguments& args) {
 
   std::vector<std::int64_t> indices(observation_count);
   std::vector<double> distances(observation_count);
-  const nearest_options options;
+  nearest_report report;
+  nearest_options options;
+  options.report = &report;
   const auto start = std::chrono::steady_clock::now();
   kernwerk::nearest(Kokkos::DefaultExecutionSpace(), wrap(observations, observation_count, 2),
                     wrap(references, reference_count, 2),
@@ -229,8 +232,8 @@ int run_demo(const arguments& args) {
     if (!problem.empty() && wrong++ < 5) std::printf("MISMATCH %s\n", problem.c_str());
   }
   const double pairs = double(observation_count) * double(reference_count);
-  std::printf("nearest neighbour on the sphere (haversine), exact, float64, %s method\n",
-              to_string(chosen_method(options, observation_count, reference_count)));
+  std::printf("nearest neighbour on the sphere (haversine), exact, float64, %s method (%s)\n",
+              to_string(report.method), report.reason.c_str());
   std::printf("  observations %lld, references %lld, execution space %s (%d threads)\n",
               observation_count, reference_count, Kokkos::DefaultExecutionSpace::name(),
               Kokkos::DefaultExecutionSpace().concurrency());

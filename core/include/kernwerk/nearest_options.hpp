@@ -9,9 +9,17 @@ namespace kernwerk {
 
 enum class metric_kind { haversine, euclidean };
 // brute: every pair, a guaranteed cost; indexed: a spatial index over the references built
-// per call (haversine), the same answer; automatic: indexed where it pays.
+// per call (haversine), the same answer; automatic: indexed where it pays, judged from the
+// sizes and, for large sets, from the work of a sample of indexed searches.
 enum class method_kind { automatic, brute, indexed };
 enum class angle_unit { radians, degrees };
+
+// What a call ran, and why (the command line's summary says it).
+struct nearest_report {
+  method_kind method = method_kind::brute;
+  std::string reason;
+  double sampled_work = 0;  // mean index work of the sampled searches, where auto sampled
+};
 
 struct nearest_options {
   metric_kind metric = metric_kind::haversine;
@@ -23,6 +31,7 @@ struct nearest_options {
   // 0: no limit where the inputs are in reach, else most of the device's free memory.
   std::size_t memory_budget = 0;
   implementation_kind implementation = implementation_kind::automatic;  // of the brute force
+  nearest_report* report = nullptr;  // filled by the call where given
 };
 
 // "haversine" or "euclidean"; anything else is a kernwerk::invalid_argument naming `argument`.

@@ -94,6 +94,15 @@ struct scatter_observations {
 };
 
 template <class Array>
+struct spread_sample {
+  Array order;
+  std::int64_t n, samples;
+  KOKKOS_FUNCTION void operator()(const std::int64_t s) const {
+    order(s) = static_cast<std::int64_t>((double(s) + 0.5) * double(n) / double(samples));
+  }
+};
+
+template <class Array>
 struct identity_order {
   Array order;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = i; }
@@ -106,12 +115,18 @@ struct bvh_query {
   Output output;
   int k;
   Order order;  // the observation each thread searches for
+  bool write = true;
 
-  static constexpr int stack_size = 64;  // > the tree's depth, log2 of the leaf count
+  static constexpr int stack_size = 64;
+  // A node's box test costs about as much as scanning this many points (a branchy test
+  // against a branch-free distance); it weighs the work the automatic method estimates.
+  static constexpr double node_work = 2.0;  // > the tree's depth, log2 of the leaf count
 
   KOKKOS_INLINE_FUNCTION void scan_leaf(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                        std::int64_t node, neighbour_list<Capacity>& list) const {
+                                        std::int64_t node, neighbour_list<Capacity>& list,
+                                        double& work) const {
     const std::int64_t end = bvh.leaf_end(node);
+    work += double(end - bvh.leaf_begin(node));
     for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
       const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
                    dz = o.z - bvh.points(r, column_z);
@@ -122,15 +137,17 @@ struct bvh_query {
 
   // Searches the subtree under `start`.
   KOKKOS_INLINE_FUNCTION void descend(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                      std::int64_t start, neighbour_list<Capacity>& list) const {
+                                      std::int64_t start, neighbour_list<Capacity>& list,
+                                      double& work) const {
     std::int64_t stack_node[stack_size];
     double stack_distance[stack_size];
     int top = 0;
     std::int64_t node = start;
     for (;;) {
       if (bvh.is_leaf(node)) {
-        scan_leaf(o, keys, node, list);
+        scan_leaf(o, keys, node, list, work);
       } else {
+        work += node_work;
         const std::int64_t left = 2 * node, right = left + 1;
         const double to_left = bvh.box_distance(o.x, o.y, o.z, left);
         const double to_right = bvh.box_distance(o.x, o.y, o.z, right);
@@ -160,18 +177,33 @@ struct bvh_query {
     }
   }
 
-  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = order(t);
+  // The search of observation i; `work` grows by the points scanned and node_work a node.
+  KOKKOS_INLINE_FUNCTION void search(std::int64_t i, double& work) const {
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
     neighbour_list<Capacity> list(k, Metric::margin);
     std::int64_t node = bvh.leaf_of(bvh.frame.code(o.x, o.y, o.z));
-    scan_leaf(o, keys, node, list);
+    scan_leaf(o, keys, node, list, work);
     for (; node > 1; node /= 2) {
       const std::int64_t sibling = node ^ 1;
-      if (list.admits(bvh.box_distance(o.x, o.y, o.z, sibling))) descend(o, keys, sibling, list);
+      work += node_work;
+      if (list.admits(bvh.box_distance(o.x, o.y, o.z, sibling))) descend(o, keys, sibling, list, work);
     }
-    write_list(keys, output, i, list);
+    if (write) write_list(keys, output, i, list);
+  }
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    double work = 0;
+    search(order(t), work);
+  }
+};
+
+// The work of the searches (nothing written): the automatic method's sample.
+template <class Query>
+struct bvh_sample_work {
+  Query query;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t, double& work) const {
+    query.search(query.order(t), work);
   }
 };
 
@@ -219,16 +251,47 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
     Kokkos::parallel_for(
         "kernwerk::nearest::indexed", policy(space, 0, n),
         bvh_query<metric_type, Bvh, decltype(capacity)::value, Output, array>{metric, bvh, output,
-                                                                              k, order});
+                                                                              k, order, true});
   });
   space.fence();  // before the scratch is given back
 }
 
-// The one-shot indexed call: builds the hierarchy in the workspace and queries it.
-template <class ExecutionSpace, class Observations, class References, class Output>
-void nearest_indexed(const ExecutionSpace& space, const Observations& observations,
+// The mean work of a search (points scanned plus node_work a node) over `samples`
+// observations spread evenly over the set: what the automatic method weighs against the
+// brute force's m per observation.
+template <class ExecutionSpace, class Observations, class Bvh, class Scratch>
+double sample_sphere_bvh_work(const ExecutionSpace& space, const Observations& observations,
+                              const Bvh& bvh, int k, double scale, std::int64_t samples,
+                              Scratch& scratch) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
+  const auto n = static_cast<std::int64_t>(observations.extent(0));
+  samples = samples < n ? samples : n;
+  const array order(scratch.template take<std::int64_t>(samples), samples);
+  Kokkos::parallel_for("kernwerk::nearest::sample_order", policy(space, 0, samples),
+                       spread_sample<array>{order, n, samples});
+  using metric_type = sphere_bvh_metric<Observations, Bvh>;
+  const metric_type metric{observations, bvh, scale, 1.0};
+  using no_output = neighbour_output<Kokkos::View<int*, memory_space>, Kokkos::View<double*, memory_space>>;
+  double work = 0;
+  with_capacity(k, [&](auto capacity) {
+    using query = bvh_query<metric_type, Bvh, decltype(capacity)::value, no_output, array>;
+    Kokkos::parallel_reduce("kernwerk::nearest::sample_work", policy(space, 0, samples),
+                            bvh_sample_work<query>{query{metric, bvh, no_output{}, k, order, false}},
+                            work);
+  });
+  return work / double(samples);
+}
+
+// The one-shot indexed call: builds the hierarchy in the workspace and queries it. With
+// `keep_index` given, the mean work of a sample of searches goes to keep_index(work) first,
+// and the call only queries (and returns true) where that says so.
+template <class ExecutionSpace, class Observations, class References, class Output,
+          class KeepIndex = bool (*)(double)>
+bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k, double scale,
-                     double radius) {
+                     double radius, const KeepIndex* keep_index = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
   using bvh_type = sphere_bvh<memory_space>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
@@ -243,8 +306,15 @@ void nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   char* temporary = memory.template take<char>(temporary_bytes);
   carver build_scratch(temporary, temporary_bytes);
   const auto bvh = build_sphere_bvh(space, references, scale, leaf, keep, build_scratch);
+  if (keep_index) {
+    carver sample_scratch(temporary, temporary_bytes);
+    const std::int64_t samples = std::max<std::int64_t>(1024, n / 256);
+    if (!(*keep_index)(sample_sphere_bvh_work(space, observations, bvh, k, scale, samples, sample_scratch)))
+      return false;
+  }
   carver query_scratch(temporary, temporary_bytes);
   query_sphere_bvh(space, observations, bvh, output, k, scale, radius, query_scratch);
+  return true;
 }
 
 }  // namespace kernwerk::impl

@@ -48,6 +48,22 @@ struct default_memory_budget {
 // Observation sets out of the execution space's reach from this size on are pipelined.
 inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
+// The automatic method keeps the index where a sample of its searches does less work (points
+// scanned, nodes weighed as node_work points) per observation than the brute force's m pairs
+// divided by these: how many brute-force pairs cost as much as a unit of index work, for the
+// tuned and the generic brute force, on host and on device execution spaces. Measured with
+// the layout benchmark (perf/, --variants brute,indexed).
+struct automatic_policy {
+  static inline double host_tuned = 40, host_generic = 8;
+  static inline double device_tuned = 40, device_generic = 8;
+  template <class ExecutionSpace>
+  static double pairs_per_work(bool tuned) {
+    constexpr bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+    return host ? (tuned ? host_tuned : host_generic) : (tuned ? device_tuned : device_generic);
+  }
+};
+
 }  // namespace kernwerk::impl
 
 namespace kernwerk {
@@ -58,8 +74,10 @@ struct method_choice {
   std::string reason;
 };
 
-// The indexed method where its construction pays: the brute force wins only on small sets
-// (measured in perf/), for the haversine metric, unless the tuned brute force was asked for.
+// The method by the sizes: the brute force on small sets (measured in perf/), the index as the
+// candidate on large ones for the haversine metric, unless the tuned brute force was asked
+// for. The call then weighs the candidate index against the brute force on a sample of
+// searches (impl::automatic_policy), and options.report says which ran.
 inline method_choice choose_method(const nearest_options& options, std::size_t observations,
                                    std::size_t references) {
   if (options.method != method_kind::automatic) return {options.method, "asked for"};
@@ -69,13 +87,9 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
     return {method_kind::brute, "the tuned implementation was asked for"};
   if (references < 128 || double(observations) * double(references) < double(1 << 22))
     return {method_kind::brute, "too few pairs to pay for an index"};
-  return {method_kind::indexed, "enough pairs to pay for an index"};
+  return {method_kind::indexed, "enough pairs to pay for an index, if a sample of searches agrees"};
 }
 
-inline method_kind chosen_method(const nearest_options& options, std::size_t observations,
-                                 std::size_t references) {
-  return choose_method(options, observations, references).method;
-}
 
 }  // namespace kernwerk
 
@@ -114,16 +128,17 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   // The method first, then the implementation of the brute force.
   if (options.method == method_kind::indexed && !haversine_metric)
     throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
-  const bool indexed =
-      chosen_method(options, observations.extent(0), references.extent(0)) == method_kind::indexed;
+  const method_choice choice = choose_method(options, observations.extent(0), references.extent(0));
+  const bool indexed = choice.method == method_kind::indexed;
+  const bool sampled = indexed && options.method == method_kind::automatic;
   if (indexed && options.implementation == implementation_kind::tuned)
     throw unsupported(fn, "options.implementation",
                       "the indexed method has the generic implementation only");
   constexpr bool tuned_available = nearest_tuned<ExecutionSpace>::available;
   const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
-  const bool use_tuned = !indexed && (options.implementation == implementation_kind::tuned ||
-                                      (options.implementation == implementation_kind::automatic &&
-                                       tuned_covers));
+  const bool brute_tuned = options.implementation == implementation_kind::tuned ||
+                           (options.implementation == implementation_kind::automatic && tuned_covers);
+  const bool use_tuned = !indexed && brute_tuned;
   if (use_tuned && !tuned_available)
     throw unsupported(fn, "options.implementation",
                       std::string("this build has no tuned implementation for execution space ") +
@@ -159,15 +174,32 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
   const auto indices_out = first_rows(indices, written);
   const auto distances_out = first_rows(distances, written);
+  nearest_report report{choice.method, choice.method == method_kind::indexed && sampled
+                                           ? "a sample of searches found the index cheaper"
+                                           : choice.reason};
   const auto run_method = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
     if (indexed) {
-      nearest_indexed(space, obs, ref, output, wanted, scale, options.radius);
-    } else if (use_tuned) {
+      const double pairs_per_work = automatic_policy::pairs_per_work<ExecutionSpace>(brute_tuned);
+      const double m_here = double(ref.extent(0));
+      const auto keep_index = [&](double work) {
+        report.sampled_work = work;
+        if (work * pairs_per_work < m_here) return true;
+        report = {method_kind::brute, "a sample of searches found the brute force cheaper", work};
+        return false;
+      };
+      if (nearest_indexed(space, obs, ref, output, wanted, scale, options.radius,
+                          sampled ? &keep_index : nullptr))
+        return;
+    }
+    if (brute_tuned) {
       if constexpr (tuned_available)
         nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, options.radius);
     } else {
       nearest_generic(space, obs, ref, output, wanted, haversine_metric, scale, options.radius);
     }
+  };
+  const auto finish = [&] {
+    if (options.report) *options.report = report;
   };
   // Large sets in memory the execution space does not reach go through the chunk pipeline even
   // when they fit, so that their copies overlap the computation (8 chunks or more).
@@ -186,6 +218,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     else
       nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
                       run_method, euclidean_distance{});
+    finish();
     return;
   }
 
@@ -205,6 +238,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   if (distances_here.data() != distances_out.data())
     Kokkos::deep_copy(space, distances_out, distances_here);
   space.fence();
+  finish();
 }
 
 }  // namespace kernwerk::impl

@@ -1,7 +1,10 @@
 #pragma once
 // The exact indexed mode of kernwerk::nearest: queries of a sphere_bvh.
 //
-// Each observation starts at the leaf where its own Morton code falls, which gives it close
+// Where the index's grid is used (references covering the sphere), a search first visits its
+// own grid cell and the shells around it (sphere_grid.hpp); most end there. The others, and
+// every search where the grid is not used, go to the hierarchy: each observation starts at
+// the leaf where its own Morton code falls, which gives it close
 // candidates at once, then climbs towards the root and searches each sibling subtree on the
 // way whose box is in reach: nearer child first, the farther one on a stack with its box
 // distance. Leaves are scanned with the brute force's float64 chord filter and haversine
@@ -76,16 +79,6 @@ struct count_observation_cells {
 };
 
 template <class Array>
-struct exclusive_prefix {
-  Array starts;
-  KOKKOS_FUNCTION void operator()(const std::int64_t c, std::int64_t& partial, const bool final) const {
-    const auto count = starts(c);
-    if (final) starts(c) = partial;
-    partial += count;
-  }
-};
-
-template <class Array>
 struct scatter_observations {
   Array cursor, cell_of, order;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
@@ -122,30 +115,82 @@ struct bvh_query {
   // against a branch-free distance); it weighs the work the automatic method estimates.
   static constexpr double node_work = 2.0;  // > the tree's depth, log2 of the leaf count
 
+  // The grid cells a search has visited already, whose points the hierarchy skips.
+  struct visited_block {
+    bool active = false;
+    int cell[3] = {0, 0, 0};
+  };
+
   KOKKOS_INLINE_FUNCTION void scan_leaf(const sphere_point& o, const key_evaluator<Metric>& keys,
                                         std::int64_t node, neighbour_list<Capacity>& list,
-                                        double& work) const {
+                                        double& work, const visited_block& visited) const {
     const std::int64_t end = bvh.leaf_end(node);
     work += double(end - bvh.leaf_begin(node));
     for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
-      const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
-                   dz = o.z - bvh.points(r, column_z);
+      const double x = bvh.points(r, column_x), y = bvh.points(r, column_y),
+                   z = bvh.points(r, column_z);
+      const double dx = o.x - x, dy = o.y - y, dz = o.z - z;
       const double chord = dx * dx + dy * dy + dz * dz;
-      if (list.admits(chord)) list.offer(chord, bvh.order(r), keys);
+      if (list.admits(chord) &&
+          !(visited.active && bvh.grid.in_block(x, y, z, visited.cell, bvh.grid.shells)))
+        list.offer(chord, bvh.order(r), keys);
+    }
+  }
+
+  // Cell (ix, iy, iz) of the grid.
+  KOKKOS_INLINE_FUNCTION void visit_cell(const sphere_point& o, const key_evaluator<Metric>& keys,
+                                         int ix, int iy, int iz, neighbour_list<Capacity>& list,
+                                         double& work) const {
+    const auto& grid = bvh.grid;
+    if (ix < 0 || iy < 0 || iz < 0 || ix >= grid.cells || iy >= grid.cells || iz >= grid.cells)
+      return;
+    work += node_work;
+    if (!list.admits(grid.box_distance(o.x, o.y, o.z, ix, iy, iz))) return;
+    const int c = grid.cell(ix, iy, iz);
+    const int end = grid.start(c + 1);
+    work += double(end - grid.start(c));
+    for (int row = grid.start(c); row < end; ++row) {
+      const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
+                   dz = o.z - grid.sorted(row, 2);
+      const double chord = dx * dx + dy * dy + dz * dz;
+      if (list.admits(chord)) list.offer(chord, grid.order(row), keys);
+    }
+  }
+
+  // The grid's stage: the own cell and the shells around it, as far as grid.shells. Returns
+  // whether that settled the search (every cell beyond is farther than the k-th neighbour).
+  KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,
+                                          const int c[3], neighbour_list<Capacity>& list,
+                                          double& work) const {
+    const auto& grid = bvh.grid;
+    visit_cell(o, keys, c[0], c[1], c[2], list, work);
+    for (int shell = 1;; ++shell) {
+      const double reach = grid.reach_beyond(o.x, o.y, o.z, c, shell);
+      if (reach < 0 || !list.admits(reach * reach)) return true;
+      if (shell > grid.shells) return false;
+      for (int iz = c[2] - shell; iz <= c[2] + shell; ++iz) {
+        for (int iy = c[1] - shell; iy <= c[1] + shell; ++iy) {
+          const bool inner = iz - c[2] < shell && c[2] - iz < shell && iy - c[1] < shell &&
+                             c[1] - iy < shell;
+          const int step = inner ? 2 * shell : 1;  // inside the block only the two x faces
+          for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step)
+            visit_cell(o, keys, ix, iy, iz, list, work);
+        }
+      }
     }
   }
 
   // Searches the subtree under `start`.
   KOKKOS_INLINE_FUNCTION void descend(const sphere_point& o, const key_evaluator<Metric>& keys,
                                       std::int64_t start, neighbour_list<Capacity>& list,
-                                      double& work) const {
+                                      double& work, const visited_block& visited) const {
     std::int64_t stack_node[stack_size];
     double stack_distance[stack_size];
     int top = 0;
     std::int64_t node = start;
     for (;;) {
       if (bvh.is_leaf(node)) {
-        scan_leaf(o, keys, node, list, work);
+        scan_leaf(o, keys, node, list, work, visited);
       } else {
         work += node_work;
         const std::int64_t left = 2 * node, right = left + 1;
@@ -182,12 +227,24 @@ struct bvh_query {
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
     neighbour_list<Capacity> list(k, Metric::margin);
+    visited_block visited;
+    if (bvh.grid.used) {
+      visited.cell[0] = bvh.grid.axis_cell(o.x);
+      visited.cell[1] = bvh.grid.axis_cell(o.y);
+      visited.cell[2] = bvh.grid.axis_cell(o.z);
+      if (search_grid(o, keys, visited.cell, list, work)) {
+        if (write) write_list(keys, output, i, list);
+        return;
+      }
+      visited.active = true;
+    }
     std::int64_t node = bvh.leaf_of(bvh.frame.code(o.x, o.y, o.z));
-    scan_leaf(o, keys, node, list, work);
+    scan_leaf(o, keys, node, list, work, visited);
     for (; node > 1; node /= 2) {
       const std::int64_t sibling = node ^ 1;
       work += node_work;
-      if (list.admits(bvh.box_distance(o.x, o.y, o.z, sibling))) descend(o, keys, sibling, list, work);
+      if (list.admits(bvh.box_distance(o.x, o.y, o.z, sibling)))
+        descend(o, keys, sibling, list, work, visited);
     }
     if (write) write_list(keys, output, i, list);
   }

@@ -54,8 +54,8 @@ inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 // tuned and the generic brute force, on host and on device execution spaces. Measured with
 // the layout benchmark (perf/, --variants brute,indexed).
 struct automatic_policy {
-  static inline double host_tuned = 40, host_generic = 8;
-  static inline double device_tuned = 40, device_generic = 8;
+  static inline double host_tuned = 8, host_generic = 2;
+  static inline double device_tuned = 8, device_generic = 2;
   template <class ExecutionSpace>
   static double pairs_per_work(bool tuned) {
     constexpr bool host =

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/sphere_grid.hpp"
 #include "kernwerk/impl/sort_pairs.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
@@ -138,6 +139,7 @@ struct sphere_bvh {
   array<int*> order;            // reference index of each sorted row
   array<int*> rank;             // sorted row of each reference index
   box3 bounds;                  // of all references (on the host)
+  sphere_grid<MemorySpace> grid;  // the first stage of a search, where it pays
 
   static std::int64_t leaf_nodes(std::int64_t references, int leaf) {
     std::int64_t leaves = (references + leaf - 1) / leaf, power = 1;
@@ -150,12 +152,14 @@ struct sphere_bvh {
     return carve::template bytes_for<double>(6 * 2 * leaf_nodes(references, leaf)) +
            carve::template bytes_for<std::uint64_t>((references + leaf - 1) / leaf) +
            sphere_points_bytes<MemorySpace>(references) +
-           2 * carve::template bytes_for<int>(references);
+           2 * carve::template bytes_for<int>(references) +
+           sphere_grid<MemorySpace>::bytes(references);
   }
   // Memory of an index and its construction, roughly, for planning (the sort's scratch varies
   // by backend: about 12 to 32 bytes a reference).
   static std::size_t footprint(std::int64_t references) {
-    return bytes(references, 4) + std::size_t(references) * 96;
+    return bytes(references, 4) + std::size_t(references) * 96 +
+           sphere_grid<MemorySpace>::build_bytes(references);
   }
   // Memory the construction borrows and gives back.
   template <class ExecutionSpace>
@@ -164,7 +168,8 @@ struct sphere_bvh {
     return sphere_points_bytes<MemorySpace>(references) +
            carve::template bytes_for<std::uint64_t>(references) +
            carve::template bytes_for<int>(references) +
-           sort_pairs_bytes<ExecutionSpace, int>(references, concurrency);
+           sort_pairs_bytes<ExecutionSpace, int>(references, concurrency) +
+           sphere_grid<MemorySpace>::build_bytes(references);
   }
 
   KOKKOS_INLINE_FUNCTION bool is_leaf(std::int64_t node) const { return node >= first_leaf; }
@@ -308,6 +313,7 @@ sphere_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
   for (std::int64_t level = bvh.first_leaf / 2; level >= 1; level /= 2)
     Kokkos::parallel_for("kernwerk::index::nodes", policy(space, level, 2 * level),
                          bvh_build::parent_boxes<bvh_type>{bvh});
+  bvh.grid = build_sphere_grid(space, bvh.points, bvh.order, keep, scratch);
   space.fence();  // before the scratch is given back
   return bvh;
 }

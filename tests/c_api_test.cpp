@@ -137,6 +137,62 @@ TEST_CASE("C API: nearest equals the C++ call, on host and device memory") {
   }
 }
 
+TEST_CASE("C API: a sphere index built once answers as kw_nearest, on host and device memory") {
+  const int64_t n = 2000, m = 900, k = 4;
+  for (kw_type type : {KW_FLOAT64, KW_FLOAT32})
+    for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
+      CAPTURE(int(type));
+      CAPTURE(int(memory));
+      const auto run = [&](auto zero) {
+        using T = decltype(zero);
+        buffer<T> obs(memory, random_values<T>(2 * n, 3, -1.5, 1.5));
+        buffer<T> ref(memory, random_values<T>(2 * m, 4, -1.5, 1.5));
+        buffer<T> dist(memory, std::vector<T>(n * k, -1)), expected_dist(memory, std::vector<T>(n * k, -1));
+        buffer<int64_t> idx(memory, std::vector<int64_t>(n * k, -1)), expected_idx(memory, std::vector<int64_t>(n * k, -1));
+        kw_nearest_options options;
+        kw_nearest_options_default(&options);
+        options.radius = 6371.0;
+        kw_sphere_index* index = nullptr;
+        REQUIRE(kw_sphere_index_create(type, memory, ref.data(), m, &options, &index) == KW_SUCCESS);
+        CHECK(kw_sphere_index_size(index) == m);
+        REQUIRE(kw_sphere_index_nearest(index, obs.data(), n, k, idx.data(), dist.data()) == KW_SUCCESS);
+        options.method = 2;  // indexed
+        REQUIRE(kw_nearest(type, memory, 2, obs.data(), n, ref.data(), m, k, expected_idx.data(),
+                           expected_dist.data(), &options) == KW_SUCCESS);
+        CHECK(idx.values() == expected_idx.values());
+        CHECK(dist.values() == expected_dist.values());
+
+        const auto before = idx.values();
+        expect_failure(kw_sphere_index_nearest(index, obs.data(), n, 33, idx.data(), dist.data()),
+                       KW_INVALID_ARGUMENT, "k: must be 1 to 32");
+        expect_failure(kw_sphere_index_nearest(index, nullptr, n, k, idx.data(), dist.data()),
+                       KW_INVALID_ARGUMENT, "observations: is NULL");
+        expect_failure(kw_sphere_index_nearest(nullptr, obs.data(), n, k, idx.data(), dist.data()),
+                       KW_INVALID_ARGUMENT, "index: is NULL");
+        auto bad_values = obs.values();
+        bad_values[2 * 5] = T(3);  // a latitude past the pole
+        buffer<T> bad(memory, bad_values);
+        expect_failure(kw_sphere_index_nearest(index, bad.data(), n, k, idx.data(), dist.data()),
+                       KW_INVALID_ARGUMENT, "observations: point 5");
+        CHECK(idx.values() == before);
+        CHECK(kw_sphere_index_destroy(index) == KW_SUCCESS);
+
+        kw_sphere_index* none = nullptr;
+        expect_failure(kw_sphere_index_create(type, memory, ref.data(), 0, nullptr, &none),
+                       KW_INVALID_ARGUMENT, "references: empty set");
+        CHECK(none == nullptr);
+        options.metric = 1;
+        expect_failure(kw_sphere_index_create(type, memory, ref.data(), m, &options, &none),
+                       KW_INVALID_ARGUMENT, "options->metric");
+        expect_failure(kw_sphere_index_create(type, memory, ref.data(), m, nullptr, nullptr),
+                       KW_INVALID_ARGUMENT, "index: is NULL");
+        CHECK(kw_sphere_index_destroy(nullptr) == KW_SUCCESS);
+      };
+      if (type == KW_FLOAT64) run(0.0);
+      else run(0.0f);
+    }
+}
+
 TEST_CASE("C API: diffuse, reductions, maps and dense algebra against C++") {
   for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
     CAPTURE(int(memory));

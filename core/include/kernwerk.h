@@ -70,6 +70,20 @@ kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const vo
                      int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                      void* distances, const kw_nearest_options* options);
 
+/* A sphere index: built once over m references (rows of lat, lon of `type` in `memory`),
+ * queried many times with observations of the same type and memory; answers are those of
+ * kw_nearest. options may be NULL; of it the index takes degrees and radius (metric must be
+ * haversine). The index keeps its own copy of the references. Destroy it before kw_finalize. */
+typedef struct kw_sphere_index kw_sphere_index;
+kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* references,
+                                 int64_t m, const kw_nearest_options* options,
+                                 kw_sphere_index** index);
+/* indices and distances are n x k, row-major; *index untouched on failure. */
+kw_status kw_sphere_index_nearest(const kw_sphere_index* index, const void* observations,
+                                  int64_t n, int64_t k, int64_t* indices, void* distances);
+int64_t kw_sphere_index_size(const kw_sphere_index* index); /* references; 0 for NULL */
+kw_status kw_sphere_index_destroy(kw_sphere_index* index);  /* NULL is fine */
+
 /* ---- diffusion ----------------------------------------------------------------------------- */
 /* `steps` steps of field -= coeff * (4 f - neighbours inside the grid) on a row-major grid
  * (row_stride >= columns). laplacian may be NULL; else it receives the Laplacian of the last

@@ -1,6 +1,8 @@
 // The C interface (kernwerk.h): raw pointers wrapped in unmanaged Views of the memory space the
-// caller names, every C++ exception turned into a status and a thread-local message.
+// caller names, every C++ exception turned into a status and a thread-local message
+// (c_api_support.hpp). The sphere index's handle is in c_api_index.cpp.
 #include "kernwerk.h"
+#include "c_api_support.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -26,134 +28,20 @@
 
 namespace {
 
+using namespace kernwerk::c_api;
 using kernwerk::invalid_argument;
 
-thread_local std::string last_error;
 std::mutex lifetime;
 bool initialised_here = false;
 
-kw_status fail(kw_status status, const std::string& message) {
-  last_error = message;
-  return status;
+}  // namespace
+
+std::string& kernwerk::c_api::last_error() {
+  thread_local std::string text;
+  return text;
 }
 
-// Runs body() for the C function `function`, turning every exception into a status.
-template <class Body>
-kw_status guarded(const char* function, Body&& body) {
-  if (!Kokkos::is_initialized())
-    return fail(KW_NOT_INITIALIZED,
-                std::string(function) + ": Kernwerk is not initialised (call kw_initialize)");
-  try {
-    body();
-    return KW_SUCCESS;
-  } catch (const kernwerk::invalid_argument& e) {
-    return fail(KW_INVALID_ARGUMENT, e.what());
-  } catch (const kernwerk::unsupported& e) {
-    return fail(KW_UNSUPPORTED, e.what());
-  } catch (const kernwerk::not_converged& e) {
-    return fail(KW_NOT_CONVERGED, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(KW_OUT_OF_MEMORY, std::string(function) + ": out of memory");
-  } catch (const std::exception& e) {
-    const std::string text = e.what();
-    const bool memory = text.find("allocation") != std::string::npos ||
-                        text.find("out of memory") != std::string::npos;
-    return fail(memory ? KW_OUT_OF_MEMORY : KW_INTERNAL_ERROR, std::string(function) + ": " + text);
-  } catch (...) {
-    return fail(KW_INTERNAL_ERROR, std::string(function) + ": unknown exception");
-  }
-}
-
-void require(bool ok, const char* function, const char* argument, const std::string& problem) {
-  if (!ok) throw invalid_argument(function, argument, problem);
-}
-
-void require_pointer(const char* function, const char* argument, const void* pointer,
-                     int64_t elements) {
-  require(pointer != nullptr || elements == 0, function, argument, "is NULL");
-}
-
-void require_count(const char* function, const char* argument, int64_t count) {
-  require(count >= 0, function, argument, "must not be negative, got " + std::to_string(count));
-}
-
-// In a GPU build, a pointer must live where `memory` says.
-void require_location(const char* function, const char* argument, const void* pointer,
-                      kw_memory memory) {
-  if (pointer == nullptr) return;
-#if defined(KOKKOS_ENABLE_CUDA)
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
-    (void)cudaGetLastError();
-    attributes.type = cudaMemoryTypeUnregistered;
-  }
-  const bool device_only = attributes.type == cudaMemoryTypeDevice;
-  const bool device_reachable = device_only || attributes.type == cudaMemoryTypeManaged;
-  if (memory == KW_MEMORY_DEVICE && !device_reachable)
-    throw invalid_argument(function, argument, "is host memory, but memory is KW_MEMORY_DEVICE");
-  if (memory == KW_MEMORY_HOST && device_only)
-    throw invalid_argument(function, argument, "is device memory, but memory is KW_MEMORY_HOST");
-#else
-  (void)function;
-  (void)argument;
-  (void)memory;
-#endif
-}
-
-// Calls action(space) with the execution space of `memory`.
-template <class Action>
-void with_space(const char* function, kw_memory memory, Action&& action) {
-  if (memory == KW_MEMORY_HOST)
-    action(Kokkos::DefaultHostExecutionSpace());
-  else if (memory == KW_MEMORY_DEVICE)
-    action(Kokkos::DefaultExecutionSpace());
-  else
-    throw invalid_argument(function, "memory", "is neither KW_MEMORY_HOST nor KW_MEMORY_DEVICE");
-}
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
-template <class Action>
-void with_type(const char* function, kw_type type, Action&& action) {
-  if (type == KW_FLOAT32)
-    action(type_tag<float>());
-  else if (type == KW_FLOAT64)
-    action(type_tag<double>());
-  else
-    throw invalid_argument(function, "type", "is neither KW_FLOAT32 nor KW_FLOAT64");
-}
-
-template <class T, class Space>
-using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
-template <class T, class Space>
-using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
-
-template <class T, class Space>
-vector_view<T, Space> vector_of(T* data, int64_t n, int64_t stride) {
-  return vector_view<T, Space>(data, Kokkos::LayoutStride(size_t(n), size_t(stride)));
-}
-
-// A rows x columns matrix in `layout` with leading dimension `ld`, checked.
-template <class T, class Space>
-matrix_view<T, Space> matrix_of(const char* function, const char* name, const char* ld_name,
-                                T* data, kw_layout layout, int64_t rows, int64_t columns,
-                                int64_t ld) {
-  require(layout == KW_ROW_MAJOR || layout == KW_COLUMN_MAJOR, function, "layout",
-          "is neither KW_ROW_MAJOR nor KW_COLUMN_MAJOR");
-  const int64_t minimum = std::max<int64_t>(1, layout == KW_ROW_MAJOR ? columns : rows);
-  require(ld >= minimum, function, ld_name,
-          std::to_string(ld) + " is below " + std::to_string(minimum));
-  require_pointer(function, name, data, rows * columns);
-  if (layout == KW_ROW_MAJOR)
-    return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), size_t(ld),
-                                                            size_t(columns), 1));
-  return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), 1, size_t(columns),
-                                                          size_t(ld)));
-}
+namespace {
 
 struct integrand_adapter {
   kw_integrand f;
@@ -178,7 +66,7 @@ const char* kw_status_message(kw_status status) {
   return "unknown status";
 }
 
-const char* kw_last_error(void) { return last_error.c_str(); }
+const char* kw_last_error(void) { return last_error().c_str(); }
 
 kw_status kw_report_invalid_argument(const char* function, const char* argument,
                                      const char* problem) {

@@ -1,0 +1,150 @@
+#pragma once
+// What the C interface's translation units share: the thread-local last error, the guard that
+// turns every exception into a status, the argument checks C cannot make in its types, and the
+// dispatch from kw_type and kw_memory to C++ types and execution spaces.
+#include "kernwerk.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#include "kernwerk/cg.hpp"  // kernwerk::not_converged
+#include "kernwerk/error.hpp"
+
+namespace kernwerk::c_api {
+
+using kernwerk::invalid_argument;
+
+// The calling thread's last error message.
+std::string& last_error();
+
+inline kw_status fail(kw_status status, const std::string& message) {
+  last_error() = message;
+  return status;
+}
+
+// Runs body() for the C function `function`, turning every exception into a status.
+template <class Body>
+kw_status guarded(const char* function, Body&& body) {
+  if (!Kokkos::is_initialized())
+    return fail(KW_NOT_INITIALIZED,
+                std::string(function) + ": Kernwerk is not initialised (call kw_initialize)");
+  try {
+    body();
+    return KW_SUCCESS;
+  } catch (const kernwerk::invalid_argument& e) {
+    return fail(KW_INVALID_ARGUMENT, e.what());
+  } catch (const kernwerk::unsupported& e) {
+    return fail(KW_UNSUPPORTED, e.what());
+  } catch (const kernwerk::not_converged& e) {
+    return fail(KW_NOT_CONVERGED, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(KW_OUT_OF_MEMORY, std::string(function) + ": out of memory");
+  } catch (const std::exception& e) {
+    const std::string text = e.what();
+    const bool memory = text.find("allocation") != std::string::npos ||
+                        text.find("out of memory") != std::string::npos;
+    return fail(memory ? KW_OUT_OF_MEMORY : KW_INTERNAL_ERROR, std::string(function) + ": " + text);
+  } catch (...) {
+    return fail(KW_INTERNAL_ERROR, std::string(function) + ": unknown exception");
+  }
+}
+
+inline void require(bool ok, const char* function, const char* argument, const std::string& problem) {
+  if (!ok) throw invalid_argument(function, argument, problem);
+}
+
+inline void require_pointer(const char* function, const char* argument, const void* pointer,
+                     int64_t elements) {
+  require(pointer != nullptr || elements == 0, function, argument, "is NULL");
+}
+
+inline void require_count(const char* function, const char* argument, int64_t count) {
+  require(count >= 0, function, argument, "must not be negative, got " + std::to_string(count));
+}
+
+// In a GPU build, a pointer must live where `memory` says.
+inline void require_location(const char* function, const char* argument, const void* pointer,
+                      kw_memory memory) {
+  if (pointer == nullptr) return;
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    (void)cudaGetLastError();
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  const bool device_only = attributes.type == cudaMemoryTypeDevice;
+  const bool device_reachable = device_only || attributes.type == cudaMemoryTypeManaged;
+  if (memory == KW_MEMORY_DEVICE && !device_reachable)
+    throw invalid_argument(function, argument, "is host memory, but memory is KW_MEMORY_DEVICE");
+  if (memory == KW_MEMORY_HOST && device_only)
+    throw invalid_argument(function, argument, "is device memory, but memory is KW_MEMORY_HOST");
+#else
+  (void)function;
+  (void)argument;
+  (void)memory;
+#endif
+}
+
+// Calls action(space) with the execution space of `memory`.
+template <class Action>
+void with_space(const char* function, kw_memory memory, Action&& action) {
+  if (memory == KW_MEMORY_HOST)
+    action(Kokkos::DefaultHostExecutionSpace());
+  else if (memory == KW_MEMORY_DEVICE)
+    action(Kokkos::DefaultExecutionSpace());
+  else
+    throw invalid_argument(function, "memory", "is neither KW_MEMORY_HOST nor KW_MEMORY_DEVICE");
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+template <class Action>
+void with_type(const char* function, kw_type type, Action&& action) {
+  if (type == KW_FLOAT32)
+    action(type_tag<float>());
+  else if (type == KW_FLOAT64)
+    action(type_tag<double>());
+  else
+    throw invalid_argument(function, "type", "is neither KW_FLOAT32 nor KW_FLOAT64");
+}
+
+template <class T, class Space>
+using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+template <class T, class Space>
+using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+
+template <class T, class Space>
+vector_view<T, Space> vector_of(T* data, int64_t n, int64_t stride) {
+  return vector_view<T, Space>(data, Kokkos::LayoutStride(size_t(n), size_t(stride)));
+}
+
+// A rows x columns matrix in `layout` with leading dimension `ld`, checked.
+template <class T, class Space>
+matrix_view<T, Space> matrix_of(const char* function, const char* name, const char* ld_name,
+                                T* data, kw_layout layout, int64_t rows, int64_t columns,
+                                int64_t ld) {
+  require(layout == KW_ROW_MAJOR || layout == KW_COLUMN_MAJOR, function, "layout",
+          "is neither KW_ROW_MAJOR nor KW_COLUMN_MAJOR");
+  const int64_t minimum = std::max<int64_t>(1, layout == KW_ROW_MAJOR ? columns : rows);
+  require(ld >= minimum, function, ld_name,
+          std::to_string(ld) + " is below " + std::to_string(minimum));
+  require_pointer(function, name, data, rows * columns);
+  if (layout == KW_ROW_MAJOR)
+    return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), size_t(ld),
+                                                            size_t(columns), 1));
+  return matrix_view<T, Space>(data, Kokkos::LayoutStride(size_t(rows), 1, size_t(columns),
+                                                          size_t(ld)));
+}
+
+}  // namespace kernwerk::c_api

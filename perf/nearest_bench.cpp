@@ -54,7 +54,6 @@ struct record {
   std::string layout, variant;
   std::size_t observations, references, k;
   double median, best;
-  double work;  // auto: the mean index work per observation it sampled
 };
 
 template <class T>
@@ -172,12 +171,11 @@ int main(int argc, char* argv[]) {
             if (host_inputs == copied) label += " (host inputs, copy then compute)";
             if (budget) label += " budget " + std::to_string(budget) + " bytes";
             if (name == "auto") label += std::string(" (ran ") + to_string(report.method) + ")";
-            records.push_back({layout, label, n, m, k, times[times.size() / 2], times.front(),
-                               report.sampled_work});
+            records.push_back({layout, label, n, m, k, times[times.size() / 2], times.front()});
             const auto& last = records.back();
-            std::printf("%-8s %-10s %-20s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms  work %.1f\n",
+            std::printf("%-8s %-10s %-20s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms  %s\n",
                         space::name(), layout.c_str(), last.variant.c_str(), n, m, k,
-                        1e3 * last.median, 1e3 * last.best, last.work);
+                        1e3 * last.median, 1e3 * last.best, name == "auto" ? report.reason.c_str() : "");
             std::fflush(stdout);
           }
         }
@@ -199,7 +197,7 @@ int main(int argc, char* argv[]) {
       const auto& r = records[k];
       out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
           << r.observations << ", \"references\": " << r.references
-          << ", \"sampled_work\": " << r.work << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
+          << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
           << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
           << "}" << (k + 1 < records.size() ? "," : "") << "\n";
     }

@@ -10,7 +10,7 @@ namespace kernwerk {
 enum class metric_kind { haversine, euclidean };
 // brute: every pair, a guaranteed cost; indexed: a spatial index over the references built
 // per call (haversine), the same answer; automatic: indexed where it pays, judged from the
-// sizes and, for large sets, from the work of a sample of indexed searches.
+// sizes and, for large sets, from both methods timed on a sample of the observations.
 enum class method_kind { automatic, brute, indexed };
 enum class angle_unit { radians, degrees };
 
@@ -18,7 +18,6 @@ enum class angle_unit { radians, degrees };
 struct nearest_report {
   method_kind method = method_kind::brute;
   std::string reason;
-  double sampled_work = 0;  // mean index work of the sampled searches, where auto sampled
 };
 
 struct nearest_options {

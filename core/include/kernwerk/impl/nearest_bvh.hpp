@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 #include "kernwerk/impl/nearest_generic.hpp"
@@ -87,15 +88,6 @@ struct scatter_observations {
 };
 
 template <class Array>
-struct spread_sample {
-  Array order;
-  std::int64_t n, samples;
-  KOKKOS_FUNCTION void operator()(const std::int64_t s) const {
-    order(s) = static_cast<std::int64_t>((double(s) + 0.5) * double(n) / double(samples));
-  }
-};
-
-template <class Array>
 struct identity_order {
   Array order;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = i; }
@@ -103,17 +95,15 @@ struct identity_order {
 
 template <class Metric, class Bvh, int Capacity, class Output, class Order>
 struct bvh_query {
+  using metric_type = Metric;
+  using list_type = neighbour_list<Capacity>;
   Metric metric;
   Bvh bvh;
   Output output;
   int k;
   Order order;  // the observation each thread searches for
-  bool write = true;
 
-  static constexpr int stack_size = 64;
-  // A node's box test costs about as much as scanning this many points (a branchy test
-  // against a branch-free distance); it weighs the work the automatic method estimates.
-  static constexpr double node_work = 2.0;  // > the tree's depth, log2 of the leaf count
+  static constexpr int stack_size = 64;  // > the tree's depth, log2 of the leaf count
 
   // The grid cells a search has visited already, whose points the hierarchy skips.
   struct visited_block {
@@ -123,9 +113,8 @@ struct bvh_query {
 
   KOKKOS_INLINE_FUNCTION void scan_leaf(const sphere_point& o, const key_evaluator<Metric>& keys,
                                         std::int64_t node, neighbour_list<Capacity>& list,
-                                        double& work, const visited_block& visited) const {
+                                        const visited_block& visited) const {
     const std::int64_t end = bvh.leaf_end(node);
-    work += double(end - bvh.leaf_begin(node));
     for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
       const double x = bvh.points(r, column_x), y = bvh.points(r, column_y),
                    z = bvh.points(r, column_z);
@@ -139,16 +128,13 @@ struct bvh_query {
 
   // Cell (ix, iy, iz) of the grid.
   KOKKOS_INLINE_FUNCTION void visit_cell(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                         int ix, int iy, int iz, neighbour_list<Capacity>& list,
-                                         double& work) const {
+                                         int ix, int iy, int iz, neighbour_list<Capacity>& list) const {
     const auto& grid = bvh.grid;
     if (ix < 0 || iy < 0 || iz < 0 || ix >= grid.cells || iy >= grid.cells || iz >= grid.cells)
       return;
-    work += node_work;
     if (!list.admits(grid.box_distance(o.x, o.y, o.z, ix, iy, iz))) return;
     const int c = grid.cell(ix, iy, iz);
     const int end = grid.start(c + 1);
-    work += double(end - grid.start(c));
     for (int row = grid.start(c); row < end; ++row) {
       const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
                    dz = o.z - grid.sorted(row, 2);
@@ -160,10 +146,9 @@ struct bvh_query {
   // The grid's stage: the own cell and the shells around it, as far as grid.shells. Returns
   // whether that settled the search (every cell beyond is farther than the k-th neighbour).
   KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                          const int c[3], neighbour_list<Capacity>& list,
-                                          double& work) const {
+                                          const int c[3], neighbour_list<Capacity>& list) const {
     const auto& grid = bvh.grid;
-    visit_cell(o, keys, c[0], c[1], c[2], list, work);
+    visit_cell(o, keys, c[0], c[1], c[2], list);
     for (int shell = 1;; ++shell) {
       const double reach = grid.reach_beyond(o.x, o.y, o.z, c, shell);
       if (reach < 0 || !list.admits(reach * reach)) return true;
@@ -174,7 +159,7 @@ struct bvh_query {
                              c[1] - iy < shell;
           const int step = inner ? 2 * shell : 1;  // inside the block only the two x faces
           for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step)
-            visit_cell(o, keys, ix, iy, iz, list, work);
+            visit_cell(o, keys, ix, iy, iz, list);
         }
       }
     }
@@ -183,16 +168,15 @@ struct bvh_query {
   // Searches the subtree under `start`.
   KOKKOS_INLINE_FUNCTION void descend(const sphere_point& o, const key_evaluator<Metric>& keys,
                                       std::int64_t start, neighbour_list<Capacity>& list,
-                                      double& work, const visited_block& visited) const {
+                                      const visited_block& visited) const {
     std::int64_t stack_node[stack_size];
     double stack_distance[stack_size];
     int top = 0;
     std::int64_t node = start;
     for (;;) {
       if (bvh.is_leaf(node)) {
-        scan_leaf(o, keys, node, list, work, visited);
+        scan_leaf(o, keys, node, list, visited);
       } else {
-        work += node_work;
         const std::int64_t left = 2 * node, right = left + 1;
         const double to_left = bvh.box_distance(o.x, o.y, o.z, left);
         const double to_right = bvh.box_distance(o.x, o.y, o.z, right);
@@ -222,8 +206,8 @@ struct bvh_query {
     }
   }
 
-  // The search of observation i; `work` grows by the points scanned and node_work a node.
-  KOKKOS_INLINE_FUNCTION void search(std::int64_t i, double& work) const {
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = order(t);
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
     neighbour_list<Capacity> list(k, Metric::margin);
@@ -232,35 +216,40 @@ struct bvh_query {
       visited.cell[0] = bvh.grid.axis_cell(o.x);
       visited.cell[1] = bvh.grid.axis_cell(o.y);
       visited.cell[2] = bvh.grid.axis_cell(o.z);
-      if (search_grid(o, keys, visited.cell, list, work)) {
-        if (write) write_list(keys, output, i, list);
+      if (search_grid(o, keys, visited.cell, list)) {
+        write_list(keys, output, i, list);
         return;
       }
       visited.active = true;
     }
     std::int64_t node = bvh.leaf_of(bvh.frame.code(o.x, o.y, o.z));
-    scan_leaf(o, keys, node, list, work, visited);
+    scan_leaf(o, keys, node, list, visited);
     for (; node > 1; node /= 2) {
       const std::int64_t sibling = node ^ 1;
-      work += node_work;
       if (list.admits(bvh.box_distance(o.x, o.y, o.z, sibling)))
-        descend(o, keys, sibling, list, work, visited);
+        descend(o, keys, sibling, list, visited);
     }
-    if (write) write_list(keys, output, i, list);
-  }
-
-  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    double work = 0;
-    search(order(t), work);
+    write_list(keys, output, i, list);
   }
 };
 
-// The work of the searches (nothing written): the automatic method's sample.
-template <class Query>
-struct bvh_sample_work {
+// The grid's stage as a kernel of its own, small enough to run at full occupancy: searches it
+// settles are written, the others listed in `pending` for the whole search.
+template <class Query, class Array>
+struct grid_stage {
   Query query;
-  KOKKOS_FUNCTION void operator()(const std::int64_t t, double& work) const {
-    query.search(query.order(t), work);
+  Array pending, pending_count;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = query.order(t);
+    const auto o = query.metric.observation(i);
+    const key_evaluator<typename Query::metric_type> keys{query.metric, o};
+    typename Query::list_type list(query.k, Query::metric_type::margin);
+    const auto& grid = query.bvh.grid;
+    const int cell[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
+    if (query.search_grid(o, keys, cell, list))
+      write_list(keys, query.output, i, list);
+    else
+      pending(Kokkos::atomic_fetch_add(&pending_count(0), std::int64_t(1))) = i;
   }
 };
 
@@ -269,7 +258,8 @@ struct bvh_sample_work {
 template <class MemorySpace>
 std::size_t nearest_bvh_query_bytes(std::int64_t observations) {
   using carve = workspace<MemorySpace>;
-  return 2 * carve::template bytes_for<std::int64_t>(observations) +
+  return 3 * carve::template bytes_for<std::int64_t>(observations) +
+         carve::template bytes_for<std::int64_t>(1) +
          2 * carve::template bytes_for<std::int64_t>(observation_cells + 1);
 }
 
@@ -305,50 +295,46 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
                          identity_order<array>{order});
   }
   with_capacity(k, [&](auto capacity) {
-    Kokkos::parallel_for(
-        "kernwerk::nearest::indexed", policy(space, 0, n),
-        bvh_query<metric_type, Bvh, decltype(capacity)::value, Output, array>{metric, bvh, output,
-                                                                              k, order, true});
+    using query_type = bvh_query<metric_type, Bvh, decltype(capacity)::value, Output, array>;
+    const query_type query{metric, bvh, output, k, order};
+    if (!bvh.grid.used) {
+      Kokkos::parallel_for("kernwerk::nearest::indexed", policy(space, 0, n), query);
+      return;
+    }
+    const array pending(scratch.template take<std::int64_t>(n), n);
+    const array pending_count(scratch.template take<std::int64_t>(1), 1);
+    Kokkos::deep_copy(space, pending_count, 0);
+    Kokkos::parallel_for("kernwerk::nearest::indexed_grid", policy(space, 0, n),
+                         grid_stage<query_type, array>{query, pending, pending_count});
+    std::int64_t unsettled = 0;
+    Kokkos::deep_copy(space, Kokkos::View<std::int64_t, Kokkos::HostSpace>(&unsettled),
+                      Kokkos::subview(pending_count, 0));
+    space.fence();
+    if (unsettled > 0)
+      Kokkos::parallel_for("kernwerk::nearest::indexed_hierarchy", policy(space, 0, unsettled),
+                           query_type{metric, bvh, output, k, pending});
   });
   space.fence();  // before the scratch is given back
 }
 
-// The mean work of a search (points scanned plus node_work a node) over `samples`
-// observations spread evenly over the set: what the automatic method weighs against the
-// brute force's m per observation.
-template <class ExecutionSpace, class Observations, class Bvh, class Scratch>
-double sample_sphere_bvh_work(const ExecutionSpace& space, const Observations& observations,
-                              const Bvh& bvh, int k, double scale, std::int64_t samples,
-                              Scratch& scratch) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
-  const auto n = static_cast<std::int64_t>(observations.extent(0));
-  samples = samples < n ? samples : n;
-  const array order(scratch.template take<std::int64_t>(samples), samples);
-  Kokkos::parallel_for("kernwerk::nearest::sample_order", policy(space, 0, samples),
-                       spread_sample<array>{order, n, samples});
-  using metric_type = sphere_bvh_metric<Observations, Bvh>;
-  const metric_type metric{observations, bvh, scale, 1.0};
-  using no_output = neighbour_output<Kokkos::View<int*, memory_space>, Kokkos::View<double*, memory_space>>;
-  double work = 0;
-  with_capacity(k, [&](auto capacity) {
-    using query = bvh_query<metric_type, Bvh, decltype(capacity)::value, no_output, array>;
-    Kokkos::parallel_reduce("kernwerk::nearest::sample_work", policy(space, 0, samples),
-                            bvh_sample_work<query>{query{metric, bvh, no_output{}, k, order, false}},
-                            work);
-  });
-  return work / double(samples);
-}
+// What the automatic method times the index on: a sample of the observations and room for
+// their results.
+template <class SampleObservations, class SampleOutput>
+struct index_trial {
+  SampleObservations observations;
+  SampleOutput output;
+};
 
-// The one-shot indexed call: builds the hierarchy in the workspace and queries it. With
-// `keep_index` given, the mean work of a sample of searches goes to keep_index(work) first,
-// and the call only queries (and returns true) where that says so.
+// The one-shot indexed call: builds the index in the workspace and queries it. With `trial`
+// given, the build's seconds and the seconds of the trial's searches go to
+// keep_index(build, searches) first, and the call only queries (and returns true) where that
+// says so.
 template <class ExecutionSpace, class Observations, class References, class Output,
-          class KeepIndex = bool (*)(double)>
+          class Trial = index_trial<Observations, Output>, class KeepIndex = bool (*)(double, double)>
 bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k, double scale,
-                     double radius, const KeepIndex* keep_index = nullptr) {
+                     double radius, const Trial* trial = nullptr,
+                     const KeepIndex* keep_index = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
   using bvh_type = sphere_bvh<memory_space>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
@@ -362,11 +348,17 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);
   carver build_scratch(temporary, temporary_bytes);
+  space.fence();
+  const auto start = std::chrono::steady_clock::now();
   const auto bvh = build_sphere_bvh(space, references, scale, leaf, keep, build_scratch);
-  if (keep_index) {
-    carver sample_scratch(temporary, temporary_bytes);
-    const std::int64_t samples = std::max<std::int64_t>(1024, n / 256);
-    if (!(*keep_index)(sample_sphere_bvh_work(space, observations, bvh, k, scale, samples, sample_scratch)))
+  if (trial && keep_index) {
+    space.fence();
+    const auto built = std::chrono::steady_clock::now();
+    carver trial_scratch(temporary, temporary_bytes);
+    query_sphere_bvh(space, trial->observations, bvh, trial->output, k, scale, radius, trial_scratch);
+    const auto searched = std::chrono::steady_clock::now();
+    if (!(*keep_index)(std::chrono::duration<double>(built - start).count(),
+                       std::chrono::duration<double>(searched - built).count()))
       return false;
   }
   carver query_scratch(temporary, temporary_bytes);

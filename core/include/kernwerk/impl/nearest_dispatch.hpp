@@ -3,7 +3,9 @@
 // implementation, the memory plan (one pass, or chunks), and the run.
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 #include <cstdint>
 #include <limits>
@@ -48,19 +50,27 @@ struct default_memory_budget {
 // Observation sets out of the execution space's reach from this size on are pipelined.
 inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
-// The automatic method keeps the index where a sample of its searches does less work (points
-// scanned, nodes weighed as node_work points) per observation than the brute force's m pairs
-// divided by these: how many brute-force pairs cost as much as a unit of index work, for the
-// tuned and the generic brute force, on host and on device execution spaces. Measured with
-// the layout benchmark (perf/, --variants brute,indexed).
+// The automatic method times both methods on a sample of the observations (spread evenly
+// over the set) and runs the one whose time, scaled to the whole set, is smaller; the index's
+// build counts in full. Answers are the same either way. Sets below these sizes take the
+// index without a trial (the trial's fences and launches would cost more than it can save).
 struct automatic_policy {
-  static inline double host_tuned = 8, host_generic = 2;
-  static inline double device_tuned = 8, device_generic = 2;
-  template <class ExecutionSpace>
-  static double pairs_per_work(bool tuned) {
-    constexpr bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
-    return host ? (tuned ? host_tuned : host_generic) : (tuned ? device_tuned : device_generic);
+  static inline double min_pairs = double(std::int64_t(1) << 26);
+  static inline std::int64_t min_sample = 512;
+  static inline std::int64_t sample_fraction = 256;  // of the observations
+};
+struct trial_purpose;
+
+// Observation rows spread evenly over a set, gathered into double (lat, lon) rows.
+template <class Observations, class Sample>
+struct gather_sample {
+  Observations observations;
+  Sample sample;
+  std::int64_t n;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const auto i = static_cast<std::int64_t>((double(r) + 0.5) * double(n) / double(sample.extent(0)));
+    sample(r, 0) = static_cast<double>(observations(i, 0));
+    sample(r, 1) = static_cast<double>(observations(i, 1));
   }
 };
 
@@ -76,8 +86,8 @@ struct method_choice {
 
 // The method by the sizes: the brute force on small sets (measured in perf/), the index as the
 // candidate on large ones for the haversine metric, unless the tuned brute force was asked
-// for. The call then weighs the candidate index against the brute force on a sample of
-// searches (impl::automatic_policy), and options.report says which ran.
+// for. On large sets the call then times both on a sample of the observations
+// (impl::automatic_policy), and options.report says which ran and why.
 inline method_choice choose_method(const nearest_options& options, std::size_t observations,
                                    std::size_t references) {
   if (options.method != method_kind::automatic) return {options.method, "asked for"};
@@ -87,7 +97,7 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
     return {method_kind::brute, "the tuned implementation was asked for"};
   if (references < 128 || double(observations) * double(references) < double(1 << 22))
     return {method_kind::brute, "too few pairs to pay for an index"};
-  return {method_kind::indexed, "enough pairs to pay for an index, if a sample of searches agrees"};
+  return {method_kind::indexed, "enough pairs to pay for an index"};
 }
 
 
@@ -174,29 +184,59 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
   const auto indices_out = first_rows(indices, written);
   const auto distances_out = first_rows(distances, written);
-  nearest_report report{choice.method, choice.method == method_kind::indexed && sampled
-                                           ? "a sample of searches found the index cheaper"
-                                           : choice.reason};
-  const auto run_method = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
-    if (indexed) {
-      const double pairs_per_work = automatic_policy::pairs_per_work<ExecutionSpace>(brute_tuned);
-      const double m_here = double(ref.extent(0));
-      const auto keep_index = [&](double work) {
-        report.sampled_work = work;
-        if (work * pairs_per_work < m_here) return true;
-        report = {method_kind::brute, "a sample of searches found the brute force cheaper", work};
-        return false;
-      };
-      if (nearest_indexed(space, obs, ref, output, wanted, scale, options.radius,
-                          sampled ? &keep_index : nullptr))
-        return;
-    }
+  nearest_report report{choice.method, choice.reason};
+  const auto run_brute = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
     if (brute_tuned) {
       if constexpr (tuned_available)
         nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, options.radius);
     } else {
       nearest_generic(space, obs, ref, output, wanted, haversine_metric, scale, options.radius);
     }
+  };
+  const auto run_method = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
+    if (!indexed) return run_brute(obs, ref, output, wanted);
+    const auto n_here = static_cast<std::int64_t>(obs.extent(0));
+    const std::int64_t samples =
+        std::max(automatic_policy::min_sample, n_here / automatic_policy::sample_fraction);
+    if (!sampled || double(n_here) * double(ref.extent(0)) < automatic_policy::min_pairs ||
+        n_here < 2 * samples) {
+      nearest_indexed(space, obs, ref, output, wanted, scale, options.radius);
+      return;
+    }
+    // The trial: the brute force on the sample, then the index built and searched for it.
+    using trial_scratch = workspace<memory_space, trial_purpose>;
+    trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
+                         trial_scratch::template bytes_for<std::int64_t>(samples * wanted) +
+                         trial_scratch::template bytes_for<double>(samples * wanted));
+    using sample_points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+    using sample_indices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+    using sample_output = neighbour_output<sample_indices, sample_points>;
+    const sample_points sample(memory.template take<double>(2 * samples), samples, 2);
+    const sample_output sample_out{
+        sample_indices(memory.template take<std::int64_t>(samples * wanted), samples, wanted),
+        sample_points(memory.template take<double>(samples * wanted), samples, wanted)};
+    using obs_type = std::remove_const_t<std::remove_reference_t<decltype(obs)>>;
+    Kokkos::parallel_for("kernwerk::nearest::trial_sample",
+                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, samples),
+                         gather_sample<obs_type, sample_points>{obs, sample, n_here});
+    space.fence();
+    const auto start = std::chrono::steady_clock::now();
+    run_brute(sample, ref, sample_out, wanted);
+    space.fence();
+    const double brute_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double scale_up = double(n_here) / double(samples);
+    const auto keep_index = [&](double build_seconds, double search_seconds) {
+      const double index = build_seconds + search_seconds * scale_up, brute = brute_seconds * scale_up;
+      char text[160];
+      std::snprintf(text, sizeof text, "a trial on %lld observations: index %.3g s, brute force %.3g s",
+                    static_cast<long long>(samples), index, brute);
+      report = {index <= brute ? method_kind::indexed : method_kind::brute, text};
+      return index <= brute;
+    };
+    const index_trial<sample_points, sample_output> trial{sample, sample_out};
+    if (!nearest_indexed(space, obs, ref, output, wanted, scale, options.radius, &trial, &keep_index))
+      run_brute(obs, ref, output, wanted);
   };
   const auto finish = [&] {
     if (options.report) *options.report = report;

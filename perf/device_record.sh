@@ -8,6 +8,8 @@
 #
 #   perf/device_record.sh MACHINE OUTDIR [ARBORX_PEER]
 #
+# KERNWERK_RECORD_STEPS="tests nearest ..." runs only the steps named (default: all of them).
+#
 # Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`.
 # ARBORX_PEER: a program built outside this repository that prints a JSON list of records
 # (variant, observations, references, median_seconds, best_seconds, pairs_per_second,
@@ -17,9 +19,11 @@ machine=${1:?machine name} out=${2:?output folder} arborx=${3:-}
 bin=build/cuda/bin
 mkdir -p "$out"
 failed=0
+steps=${KERNWERK_RECORD_STEPS:-all}
 step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, notes a failure
   local name=$1
   shift
+  [[ $steps == all || " $steps " == *" $name "* ]] || return 0
   echo "== $name" >&2
   if ! "$@" > "$out/$name.log" 2>&1; then
     echo "FAILED: $name (see $name.log)" >&2
@@ -43,6 +47,8 @@ step host_inputs_copy "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes
 step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 24x14 \
   --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
+step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24x14 \
+  --variants tuned,indexed,auto --layouts all --repeat 5 --json "$out/layouts-cuda-$machine.json"
 step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
 step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full --repeat 5 \
   --json "$out/workloads-cuda-$machine.json"
@@ -63,16 +69,16 @@ with open(f"{out}/nearest-peers-arborx-cuda-{machine}.json", "w") as f:
 EOF
 fi
 
-grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log"
+grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log" 2>/dev/null
 python3 - "$out" <<'EOF'
 import glob, json, sys
-for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json")):
+for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json") + glob.glob(f"{sys.argv[1]}/layouts-*.json")):
     for r in json.load(open(path))["results"]:
-        print(f"{r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1}"
+        print(f"{r.get('layout', ''):<10} {r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1}"
               f"  {1e3 * r['median_seconds']:10.3f} ms  {r.get('wrong_of_256', 'exact')}")
 for path in sorted(glob.glob(f"{sys.argv[1]}/workloads-*.json")):
     for r in json.load(open(path))["results"]:
         print(f"{r['workload']:<16} {r['variant']:<22} {r['size']:<34} {1e6 * r['median_seconds']:12.2f} us {r['note']}")
 EOF
-(cd "$out" && tar -czf record.tar.gz --remove-files -- *.json *.log gpu.txt)
+(cd "$out" && tar -czf record.tar.gz --remove-files -- *.json *.log gpu.txt 2>/dev/null)
 exit $failed

@@ -26,28 +26,17 @@
 
 namespace kernwerk::impl {
 
-// Haversine over the references of a hierarchy: candidates are named by reference index (for
-// ties and outputs); keys look their sorted row up.
-template <class Observations, class Bvh>
-struct sphere_bvh_metric {
-  Observations observations;
+// The references of a hierarchy by reference index (for ties and outputs): keys look the
+// sorted row up, so the brute force's sphere_metric serves the index too.
+template <class Bvh>
+struct ranked_points {
   Bvh bvh;
-  double scale;   // to radians
-  double radius;  // applied to output distances
-  using point = sphere_point;
-  static constexpr double margin = chord_tie_margin;
-
-  KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
-    return make_sphere_point(scale * static_cast<double>(observations(i, 0)),
-                             scale * static_cast<double>(observations(i, 1)));
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t j, int column) const {
+    return bvh.points(bvh.rank(j), column);
   }
-  KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const {
-    const int r = bvh.rank(j);
-    return haversine(o.lat, o.lon, o.coslat, bvh.points(r, column_lat), bvh.points(r, column_lon),
-                     bvh.points(r, column_coslat));
-  }
-  KOKKOS_INLINE_FUNCTION double distance(double key) const { return radius * central_angle(key); }
 };
+template <class Observations, class Bvh>
+using sphere_bvh_metric = sphere_metric<Observations, ranked_points<Bvh>>;
 
 // Observations in an order that keeps neighbours together pays where a GPU runs many
 // observations per thread (measured on an H200: 2^24 x 2^14 from 7.0 to 4.1 ms with the
@@ -272,7 +261,7 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   const auto n = static_cast<std::int64_t>(observations.extent(0));
   using metric_type = sphere_bvh_metric<Observations, Bvh>;
-  const metric_type metric{observations, bvh, scale, radius};
+  const metric_type metric{observations, ranked_points<Bvh>{bvh}, scale, radius};
 
   const array order(scratch.template take<std::int64_t>(n), n);
   if (order_pays(n, space.concurrency())) {

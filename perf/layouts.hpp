@@ -137,13 +137,12 @@ inline point_pair make(const std::string& name, std::size_t n, std::size_t m, st
     g.add_tracks(p.references, m, 3, seed ^ 0x5eed);
   } else if (name == "duplicates") {
     g.add_uniform(p.observations, n);
-    g.add_uniform(p.references, (m + 7) / 8);
-    p.references.resize(2 * ((m + 7) / 8));
-    const std::vector<double> distinct = p.references;
-    p.references.clear();
+    std::vector<double> distinct;
+    const std::size_t count = (m + 7) / 8;
+    g.add_uniform(distinct, count);
     for (std::size_t j = 0; j < m; ++j) {
-      p.references.push_back(distinct[2 * (j % (distinct.size() / 2))]);
-      p.references.push_back(distinct[2 * (j % (distinct.size() / 2)) + 1]);
+      p.references.push_back(distinct[2 * (j % count)]);
+      p.references.push_back(distinct[2 * (j % count) + 1]);
     }
   } else if (name == "polar") {
     g.add_uniform(p.observations, n);

@@ -103,7 +103,6 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
   return {method_kind::indexed, "enough pairs to pay for an index"};
 }
 
-
 }  // namespace kernwerk
 
 namespace kernwerk::impl {
@@ -143,7 +142,10 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
   const method_choice choice = choose_method(options, observations.extent(0), references.extent(0));
   const bool indexed = choice.method == method_kind::indexed;
-  const bool sampled = indexed && options.method == method_kind::automatic;
+  // A timed trial decides between the index and the brute force: automatic, host spaces.
+  const bool trial_wanted =
+      indexed && options.method == method_kind::automatic &&
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   if (indexed && options.implementation == implementation_kind::tuned)
     throw unsupported(fn, "options.implementation",
                       "the indexed method has the generic implementation only");
@@ -201,9 +203,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     const auto n_here = static_cast<std::int64_t>(obs.extent(0));
     const std::int64_t samples =
         std::max(automatic_policy::min_sample, n_here / automatic_policy::sample_fraction);
-    constexpr bool host_space =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
-    if (!sampled || !host_space || double(n_here) * double(ref.extent(0)) < automatic_policy::min_pairs ||
+    if (!trial_wanted || double(n_here) * double(ref.extent(0)) < automatic_policy::min_pairs ||
         n_here < 2 * samples) {
       nearest_indexed(space, obs, ref, output, wanted, scale, options.radius);
       return;

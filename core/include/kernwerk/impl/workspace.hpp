@@ -13,26 +13,12 @@
 
 namespace kernwerk::impl {
 
-template <class MemorySpace, class Purpose = void>
-class workspace {
+// Hands out aligned pieces (256 bytes) of a region the caller provides: a workspace's buffer,
+// or memory an object owns.
+class carver {
  public:
-  // Locks the buffer for the caller's lifetime and returns at least `bytes` of it.
-  explicit workspace(std::size_t bytes) : lock_(state().mutex) {
-    auto& buffer = state().buffer;
-    if (buffer.extent(0) < bytes) {
-      buffer = Kokkos::View<char*, MemorySpace>();  // free the old one first
-      buffer = Kokkos::View<char*, MemorySpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::workspace"), bytes);
-      if (!state().hooked) {
-        Kokkos::push_finalize_hook([] { state().buffer = Kokkos::View<char*, MemorySpace>(); });
-        state().hooked = true;
-      }
-    }
-    data_ = buffer.data();
-    capacity_ = bytes;
-  }
+  carver(void* data, std::size_t bytes) : data_(static_cast<char*>(data)), capacity_(bytes) {}
 
-  // Carves the next `count` objects of type T, aligned to 256 bytes.
   template <class T>
   T* take(std::size_t count) {
     T* result = reinterpret_cast<T*>(data_ + used_);
@@ -40,11 +26,32 @@ class workspace {
     if (used_ > capacity_) throw error("kernwerk: internal error: workspace too small");
     return result;
   }
-
-  // The bytes `take` will need for `count` objects of type T.
   template <class T>
   static std::size_t bytes_for(std::size_t count) {
     return (count * sizeof(T) + 255) / 256 * 256;
+  }
+
+ private:
+  char* data_;
+  std::size_t used_ = 0;
+  std::size_t capacity_;
+};
+
+template <class MemorySpace, class Purpose = void>
+class workspace {
+ public:
+  // Locks the buffer for the caller's lifetime and returns at least `bytes` of it.
+  explicit workspace(std::size_t bytes) : lock_(state().mutex), pieces_(acquire(bytes), bytes) {}
+
+  // Carves the next `count` objects of type T, aligned to 256 bytes.
+  template <class T>
+  T* take(std::size_t count) {
+    return pieces_.template take<T>(count);
+  }
+  // The bytes `take` will need for `count` objects of type T.
+  template <class T>
+  static std::size_t bytes_for(std::size_t count) {
+    return carver::bytes_for<T>(count);
   }
 
  private:
@@ -57,35 +64,23 @@ class workspace {
     static shared_state instance;
     return instance;
   }
+  // The buffer, grown to `bytes` where it is smaller (the caller holds the lock).
+  static char* acquire(std::size_t bytes) {
+    auto& buffer = state().buffer;
+    if (buffer.extent(0) < bytes) {
+      buffer = Kokkos::View<char*, MemorySpace>();  // free the old one first
+      buffer = Kokkos::View<char*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::workspace"), bytes);
+      if (!state().hooked) {
+        Kokkos::push_finalize_hook([] { state().buffer = Kokkos::View<char*, MemorySpace>(); });
+        state().hooked = true;
+      }
+    }
+    return buffer.data();
+  }
 
   std::lock_guard<std::mutex> lock_;
-  char* data_ = nullptr;
-  std::size_t used_ = 0;
-  std::size_t capacity_ = 0;
-};
-
-// Hands out aligned pieces of a region the caller provides (a workspace's, or memory an object
-// owns), in the same way as workspace::take.
-class carver {
- public:
-  carver(void* data, std::size_t bytes) : data_(static_cast<char*>(data)), capacity_(bytes) {}
-
-  template <class T>
-  T* take(std::size_t count) {
-    T* result = reinterpret_cast<T*>(data_ + used_);
-    used_ += bytes_for<T>(count);
-    if (used_ > capacity_) throw error("kernwerk: internal error: carved region too small");
-    return result;
-  }
-  template <class T>
-  static std::size_t bytes_for(std::size_t count) {
-    return (count * sizeof(T) + 255) / 256 * 256;
-  }
-
- private:
-  char* data_;
-  std::size_t used_ = 0;
-  std::size_t capacity_;
+  carver pieces_;
 };
 
 }  // namespace kernwerk::impl

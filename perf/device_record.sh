@@ -11,9 +11,9 @@
 # KERNWERK_RECORD_STEPS="tests nearest ..." runs only the steps named (default: all of them).
 #
 # Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`.
-# ARBORX_PEER: a program built outside this repository that prints a JSON list of records
-# (variant, observations, references, median_seconds, best_seconds, pairs_per_second,
-# wrong_of_256) for the three sizes; it is wrapped here with the machine's name.
+# ARBORX_PEER: kernwerk_peer_arborx (perf/arborx_peer.cpp), built beside the project against an
+# ArborX 2.x installation (-DKERNWERK_PERF_ARBORX=ON -DArborX_ROOT=...); it times every layout
+# and k and writes its own record.
 set -uo pipefail
 machine=${1:?machine name} out=${2:?output folder} arborx=${3:-}
 bin=build/cuda/bin
@@ -48,26 +48,15 @@ step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --siz
   --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
 step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24x14 \
-  --variants tuned,indexed,auto --layouts all --repeat 5 --json "$out/layouts-cuda-$machine.json"
+  --variants tuned,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
+  --json "$out/layouts-cuda-$machine.json"
 step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
 step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full --repeat 5 \
   --json "$out/workloads-cuda-$machine.json"
 step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
   --json "$out/workloads-peers-cuda-$machine.json"
-if [[ -n $arborx ]]; then
-  step arborx "$arborx" 9
-  python3 - "$machine" "$out" <<'EOF' || failed=1
-import json, sys
-machine, out = sys.argv[1:]
-text = open(f"{out}/arborx.log").read()
-results = json.loads(text[text.find("["):])
-with open(f"{out}/nearest-peers-arborx-cuda-{machine}.json", "w") as f:
-    json.dump({"benchmark": "nearest", "machine": machine, "execution_space": "Cuda",
-               "metric": "haversine (argmin by float32 chord)", "precision": "float32 coordinates",
-               "repeat": 9, "note": "ArborX 1.2 BVH on Kokkos 3.4.01: unit vectors, build and query",
-               "results": results}, f, indent=1)
-EOF
-fi
+[[ -n $arborx ]] && step arborx "$arborx" --machine "$machine" --sizes 20x14,24x14 --layouts all \
+  --k 1,2,8,32 --repeat 5 --json "$out/layouts-peers-arborx-cuda-$machine.json"
 
 grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log" 2>/dev/null
 python3 - "$out" <<'EOF'

@@ -34,6 +34,17 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
         check_all(observations, references, run_nearest<Space>(observations, references, v.options, k),
                   v.options);
       }
+      // The index's search in cell order (GPUs with at least one observation per thread).
+      const auto min_concurrency = impl::order_policy::min_concurrency;
+      const auto per_thread = impl::order_policy::per_thread;
+      impl::order_policy::min_concurrency = 0;
+      impl::order_policy::per_thread = 0;
+      nearest_options indexed;
+      indexed.method = method_kind::indexed;
+      const auto ordered = run_nearest<Space>(observations, references, indexed, k);
+      impl::order_policy::min_concurrency = min_concurrency;
+      impl::order_policy::per_thread = per_thread;
+      check_all(observations, references, ordered, indexed);
     }
   }
 }

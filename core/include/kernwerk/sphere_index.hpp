@@ -99,7 +99,8 @@ class sphere_index {
     const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
     using output_type = impl::neighbour_output<std::remove_const_t<decltype(indices_here)>,
                                                std::remove_const_t<decltype(distances_here)>>;
-    const std::size_t scratch_bytes = impl::nearest_bvh_query_bytes<memory_space>(std::int64_t(n));
+    const std::size_t scratch_bytes = impl::nearest_bvh_query_bytes<memory_space>(
+        std::int64_t(n), std::int64_t(bvh_.size));
     {
       impl::workspace<memory_space> scratch_memory(scratch_bytes);
       impl::carver scratch(scratch_memory.template take<char>(scratch_bytes), scratch_bytes);

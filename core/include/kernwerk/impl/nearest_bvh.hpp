@@ -38,41 +38,72 @@ struct ranked_points {
 template <class Observations, class Bvh>
 using sphere_bvh_metric = sphere_metric<Observations, ranked_points<Bvh>>;
 
-// Observations in an order that keeps neighbours together pays where a GPU runs many
-// observations per thread (measured on an H200: 2^24 x 2^14 from 7.0 to 4.1 ms with the
-// former grid index); on the 2-core host it cost 30%.
+// Observations in an order that keeps neighbours together, so that the threads of a warp take
+// the same paths, pays where a GPU runs at least one observation per thread (measured on an
+// H200 at 2^20 x 2^14: 1.3 to 3x faster on clustered layouts, 2% slower on uniform points);
+// below that, and on the 2-core host (30% slower), the input order is kept.
 struct order_policy {  // tests lower these to take the ordered search on small sets
   static inline std::int64_t min_concurrency = 4096;
-  static inline std::int64_t per_thread = 16;
+  static inline std::int64_t per_thread = 1;
 };
 inline bool order_pays(std::int64_t observations, std::int64_t concurrency) {
   return concurrency >= order_policy::min_concurrency &&
          observations >= order_policy::per_thread * concurrency;
 }
 
-// 2^18 cells: 6 bits an axis of the references' Morton frame (observations beyond it are
-// clamped onto its faces).
-inline constexpr int observation_cell_bits = 6;
-inline constexpr std::int64_t observation_cells = std::int64_t(1) << (3 * observation_cell_bits);
+// The order is a counting sort by Morton cell. Where the grid is used, the cells are the grid's
+// own (up to 2^7 an axis; coarser beyond), so that a warp's searches visit the same grid cells;
+// elsewhere 2^6 an axis of a frame around the observations' own box (a frame around the
+// references would clamp far observations onto its faces, where one cell then holds searches
+// from every direction).
+inline int observation_cell_bits(std::int64_t references) {
+  int bits = 6;
+  while (bits < 7 && (1 << bits) < grid_cells_per_axis(references)) ++bits;
+  return bits;
+}
+inline std::int64_t observation_cells(std::int64_t references) {
+  return std::int64_t(1) << (3 * observation_cell_bits(references));
+}
 
-template <class Metric, class Array>
+// Counters that many threads add to: unsigned long long, whose atomic add every backend
+// implements natively (Kokkos 3 adds to a 64-bit long by a compare-and-swap loop, which on an
+// H200 took 20 s for 2^20 additions to a few counters).
+using atomic_count = unsigned long long;
+
+template <class Metric, class Counts, class Cells>
 struct count_observation_cells {
   Metric metric;
   morton_frame frame;
-  Array counts, cell_of;
+  Counts counts;
+  Cells cell_of;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const auto o = metric.observation(i);
     const int c = static_cast<int>(frame.code(o.x, o.y, o.z));
     cell_of(i) = c;
-    Kokkos::atomic_add(&counts(c), std::int64_t(1));
+    Kokkos::atomic_add(&counts(c), atomic_count(1));
   }
 };
 
-template <class Array>
+// The box of observations sampled evenly over the set: the frame of their order, which a point
+// outside it (clamped onto its faces) leaves correct, if less well ordered.
+inline constexpr std::int64_t observation_bounds_sample = 1 << 16;
+template <class Metric>
+struct observation_bounds {
+  Metric metric;
+  std::int64_t n, samples;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r, box3& box) const {
+    const auto o = metric.observation(r * (n / samples) + (r * (n % samples)) / samples);
+    box.add(o.x, o.y, o.z);
+  }
+};
+
+template <class Counts, class Cells, class Array>
 struct scatter_observations {
-  Array cursor, cell_of, order;
+  Counts cursor;
+  Cells cell_of;
+  Array order;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    order(Kokkos::atomic_fetch_add(&cursor(cell_of(i)), std::int64_t(1))) = i;
+    order(static_cast<std::int64_t>(Kokkos::atomic_fetch_add(&cursor(cell_of(i)), atomic_count(1)))) = i;
   }
 };
 
@@ -224,10 +255,11 @@ struct bvh_query {
 
 // The grid's stage as a kernel of its own, small enough to run at full occupancy: searches it
 // settles are written, the others listed in `pending` for the whole search.
-template <class Query, class Array>
+template <class Query, class Array, class Count>
 struct grid_stage {
   Query query;
-  Array pending, pending_count;
+  Array pending;
+  Count pending_count;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t i = query.order(t);
     const auto o = query.metric.observation(i);
@@ -238,18 +270,18 @@ struct grid_stage {
     if (query.search_grid(o, keys, cell, list))
       write_list(keys, query.output, i, list);
     else
-      pending(Kokkos::atomic_fetch_add(&pending_count(0), std::int64_t(1))) = i;
+      pending(static_cast<std::int64_t>(Kokkos::atomic_fetch_add(&pending_count(0), atomic_count(1)))) = i;
   }
 };
 
 // Runs the queries of every observation against a built hierarchy, with scratch for the
 // observation order from `scratch` (nearest_bvh_query_bytes).
 template <class MemorySpace>
-std::size_t nearest_bvh_query_bytes(std::int64_t observations) {
+std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references) {
   using carve = workspace<MemorySpace>;
-  return 3 * carve::template bytes_for<std::int64_t>(observations) +
-         carve::template bytes_for<std::int64_t>(1) +
-         2 * carve::template bytes_for<std::int64_t>(observation_cells + 1);
+  return 2 * carve::template bytes_for<std::int64_t>(observations) +
+         carve::template bytes_for<int>(observations) + carve::template bytes_for<atomic_count>(1) +
+         2 * carve::template bytes_for<atomic_count>(observation_cells(references) + 1);
 }
 
 template <class ExecutionSpace, class Observations, class Bvh, class Output, class Scratch>
@@ -265,20 +297,31 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
 
   const array order(scratch.template take<std::int64_t>(n), n);
   if (order_pays(n, space.concurrency())) {
-    const morton_frame frame = morton_frame::around(bvh.bounds, observation_cell_bits);
-    const array counts(scratch.template take<std::int64_t>(observation_cells + 1),
-                       observation_cells + 1);
-    const array cursor(scratch.template take<std::int64_t>(observation_cells + 1),
-                       observation_cells + 1);
-    const array cell_of(scratch.template take<std::int64_t>(n), n);
+    using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
+    using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
+    const int bits = observation_cell_bits(bvh.size);
+    const std::int64_t cells = std::int64_t(1) << (3 * bits);
+    morton_frame frame{{-1.0, -1.0, -1.0}, std::min(bvh.grid.cells, 1 << bits) / 2.0, bits};
+    if (!bvh.grid.used) {
+      box3 bounds;
+      const std::int64_t samples = std::min(n, observation_bounds_sample);
+      Kokkos::parallel_reduce("kernwerk::nearest::observation_bounds", policy(space, 0, samples),
+                              observation_bounds<metric_type>{metric, n, samples},
+                              box_union<Kokkos::HostSpace>(bounds));
+      frame = morton_frame::around(bounds, bits);
+    }
+    const counts_type counts(scratch.template take<atomic_count>(cells + 1), cells + 1);
+    const counts_type cursor(scratch.template take<atomic_count>(cells + 1), cells + 1);
+    const cells_type cell_of(scratch.template take<int>(n), n);
     Kokkos::deep_copy(space, counts, 0);
     Kokkos::parallel_for("kernwerk::nearest::observation_cells", policy(space, 0, n),
-                         count_observation_cells<metric_type, array>{metric, frame, counts, cell_of});
+                         count_observation_cells<metric_type, counts_type, cells_type>{
+                             metric, frame, counts, cell_of});
     Kokkos::parallel_scan("kernwerk::nearest::observation_scan",
-                          policy(space, 0, observation_cells + 1), exclusive_prefix<array>{counts});
+                          policy(space, 0, cells + 1), exclusive_prefix<counts_type>{counts});
     Kokkos::deep_copy(space, cursor, counts);
     Kokkos::parallel_for("kernwerk::nearest::observation_order", policy(space, 0, n),
-                         scatter_observations<array>{cursor, cell_of, order});
+                         scatter_observations<counts_type, cells_type, array>{cursor, cell_of, order});
   } else {
     Kokkos::parallel_for("kernwerk::nearest::observation_identity", policy(space, 0, n),
                          identity_order<array>{order});
@@ -291,14 +334,16 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
       return;
     }
     const array pending(scratch.template take<std::int64_t>(n), n);
-    const array pending_count(scratch.template take<std::int64_t>(1), 1);
+    using count_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
+    const count_type pending_count(scratch.template take<atomic_count>(1), 1);
     Kokkos::deep_copy(space, pending_count, 0);
     Kokkos::parallel_for("kernwerk::nearest::indexed_grid", policy(space, 0, n),
-                         grid_stage<query_type, array>{query, pending, pending_count});
-    std::int64_t unsettled = 0;
-    Kokkos::deep_copy(space, Kokkos::View<std::int64_t, Kokkos::HostSpace>(&unsettled),
+                         grid_stage<query_type, array, count_type>{query, pending, pending_count});
+    atomic_count pending_total = 0;
+    Kokkos::deep_copy(space, Kokkos::View<atomic_count, Kokkos::HostSpace>(&pending_total),
                       Kokkos::subview(pending_count, 0));
     space.fence();
+    const auto unsettled = static_cast<std::int64_t>(pending_total);
     if (unsettled > 0)
       Kokkos::parallel_for("kernwerk::nearest::indexed_hierarchy", policy(space, 0, unsettled),
                            query_type{metric, bvh, output, k, pending});
@@ -332,7 +377,7 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   const std::size_t keep_bytes = bvh_type::bytes(m, leaf);
   const std::size_t temporary_bytes =
       std::max(bvh_type::template build_bytes<ExecutionSpace>(m, space.concurrency()),
-               nearest_bvh_query_bytes<memory_space>(n));
+               nearest_bvh_query_bytes<memory_space>(n, m));
   workspace<memory_space> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);

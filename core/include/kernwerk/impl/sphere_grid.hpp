@@ -115,8 +115,8 @@ template <class Array>
 struct exclusive_prefix {
   Array starts;
   KOKKOS_FUNCTION void operator()(const std::int64_t c, std::int64_t& partial, const bool final) const {
-    const auto count = starts(c);
-    if (final) starts(c) = partial;
+    const auto count = static_cast<std::int64_t>(starts(c));
+    if (final) starts(c) = static_cast<typename Array::value_type>(partial);
     partial += count;
   }
 };
@@ -134,20 +134,31 @@ struct count_into_cells {
   }
 };
 
+// The occupied cells and the fullest cell's count, in one pass.
+struct cell_statistics {
+  std::int64_t occupied;
+  int most;
+};
 template <class Starts>
 struct occupancy {
+  using value_type = cell_statistics;
   Starts counts;
-  KOKKOS_FUNCTION void operator()(const std::int64_t c, std::int64_t& occupied) const {
-    occupied += counts(c) > 0 ? 1 : 0;
+  KOKKOS_FUNCTION void operator()(const std::int64_t c, value_type& statistics) const {
+    const int count = counts(c);
+    statistics.occupied += count > 0 ? 1 : 0;
+    statistics.most = count > statistics.most ? count : statistics.most;
   }
-};
-
-template <class Starts>
-struct fullest {
-  Starts counts;
-  KOKKOS_FUNCTION void operator()(const std::int64_t c, int& most) const {
-    most = counts(c) > most ? counts(c) : most;
+  KOKKOS_FUNCTION void init(value_type& statistics) const { statistics = {0, 0}; }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
+    into.occupied += from.occupied;
+    into.most = from.most > into.most ? from.most : into.most;
   }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    into.occupied += from.occupied;
+    into.most = from.most > into.most ? from.most : into.most;
+  }
+#endif
 };
 
 template <class Points, class Order, class Grid, class Cursor>
@@ -191,14 +202,11 @@ sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(
   Kokkos::deep_copy(space, grid.start, 0);
   Kokkos::parallel_for("kernwerk::index::grid_count", policy(space, 0, m),
                        grid_build::count_into_cells<Points, grid_type>{points, grid});
-  std::int64_t occupied = 0;
-  int most = 0;
+  grid_build::cell_statistics statistics{0, 0};
   Kokkos::parallel_reduce("kernwerk::index::grid_occupancy", policy(space, 0, cells),
-                          grid_build::occupancy<starts_type>{grid.start}, occupied);
-  Kokkos::parallel_reduce("kernwerk::index::grid_fullest", policy(space, 0, cells),
-                          grid_build::fullest<starts_type>{grid.start}, Kokkos::Max<int>(most));
-  grid.used = double(occupied) * grid_policy::min_occupancy >= double(m) &&
-              most <= grid_policy::max_per_cell;
+                          grid_build::occupancy<starts_type>{grid.start}, statistics);
+  grid.used = double(statistics.occupied) * grid_policy::min_occupancy >= double(m) &&
+              statistics.most <= grid_policy::max_per_cell;
   if (!grid.used) return grid;
   Kokkos::parallel_scan("kernwerk::index::grid_scan", policy(space, 0, cells + 1),
                         exclusive_prefix<starts_type>{grid.start});

@@ -66,13 +66,20 @@ def nearest_table():
 
 
 def layouts_table():
-    """Per layout, size and k: the brute force, the indexed method and auto side by side, and
-    whether auto kept within 1.25 times the faster of the two (the automatic method's rule)."""
+    """Per layout, size and k: the brute force, the indexed method and auto side by side, whether
+    auto kept within 1.25 times the faster of the two (the automatic method's rule), and the
+    peer's BVH on the same machine (layouts-peers-*.json) with its wrong answers of 256."""
     lines = [
-        "| machine | space | layout | observations x references | k | brute | indexed | auto (ran) | auto / faster | record |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| machine | space | layout | observations x references | k | brute | indexed | auto (ran) | auto / faster | ArborX (wrong of 256) | indexed / ArborX | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    peers = {}
+    for run in load(os.path.join(RESULTS, "layouts-peers-*.json")):
+        for r in run["results"]:
+            peers[(run["machine"], r["layout"], r["observations"], r["references"], r["k"])] = r
     for run in load(os.path.join(RESULTS, "layouts-*.json")):
+        if os.path.basename(run["file"]).startswith("layouts-peers-"):
+            continue
         cases = {}
         for r in run["results"]:
             key = (r["layout"], r["observations"], r["references"], r["k"])
@@ -82,6 +89,7 @@ def layouts_table():
                 return next((r for name, r in by_variant.items() if name.split(" ")[0] == prefix), None)
             brute = pick("tuned") or pick("brute") or pick("generic")
             indexed, automatic = pick("indexed"), pick("auto")
+            peer = peers.get((run["machine"], layout, n, m, k))
             def shown(r):
                 return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
             ratio = "-"
@@ -89,11 +97,17 @@ def layouts_table():
                 faster = min(brute["median_seconds"], indexed["median_seconds"])
                 value = automatic["median_seconds"] / faster
                 ratio = f"{value:.2f}" + ("" if value <= 1.25 else " **over 1.25**")
+            versus = "-"
+            if peer and indexed:
+                value = indexed["median_seconds"] / peer["median_seconds"]
+                versus = f"{value:.2f}" + ("" if value <= 1.0 else " **slower**")
+            peer_shown = f"{shown(peer)} ({peer['wrong_of_256']})" if peer else "-"
             ran = automatic["variant"].split("(ran ")[-1].rstrip(")") if automatic else ""
             size = f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
             lines.append(
                 f"| {run['machine']} | {run['execution_space']} | {layout} | {size} | {k} | {shown(brute)} | "
-                f"{shown(indexed)} | {shown(automatic)}{f' ({ran})' if ran else ''} | {ratio} | `{run['file']}` |"
+                f"{shown(indexed)} | {shown(automatic)}{f' ({ran})' if ran else ''} | {ratio} | "
+                f"{peer_shown} | {versus} | `{run['file']}` |"
             )
     return "\n".join(lines)
 

@@ -3,6 +3,7 @@
 // implementation, the memory plan (one pass, or chunks), and the run.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -107,28 +108,25 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
 
 namespace kernwerk::impl {
 
+// Step 1: the arguments. Throws on the first bad one; returns k.
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
-void nearest_dispatch(const ExecutionSpace& space, const Observations& observations,
-                      const References& references, const Indices& indices,
-                      const Distances& distances, const nearest_options& options) {
+std::size_t check_nearest_arguments(const ExecutionSpace& space, const Observations& observations,
+                                    const References& references, const Indices& indices,
+                                    const Distances& distances, const nearest_options& options) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
                 "kernwerk::nearest: the first argument must be a Kokkos execution space");
   require_point_view<Observations>();
   require_point_view<References>();
   require_output_views<Indices, Distances>();
-
   constexpr const char* fn = "nearest";
-  scoped_region region("kernwerk::nearest");
-  const bool haversine_metric = options.metric == metric_kind::haversine;
   check_sphere_options(fn, options.units, options.radius, options.metric);
   check_point_shape(fn, "observations", observations, options.metric);
-  const std::size_t dimension = observations.extent(1);
-  if (references.extent(1) != dimension)
+  if (references.extent(1) != observations.extent(1))
     throw invalid_argument(fn, "references",
                            std::to_string(references.extent(1)) +
                                " coordinates per point, but observations have " +
-                               std::to_string(dimension));
+                               std::to_string(observations.extent(1)));
   check_point_shape(fn, "references", references, options.metric);
   const std::size_t k = check_outputs(fn, indices, distances, observations.extent(0), references.extent(0));
   check_reference_count(fn, references.extent(0));
@@ -136,40 +134,153 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   require_disjoint(fn, "indices", indices, "references", references);
   require_disjoint(fn, "distances", distances, "observations", observations);
   require_disjoint(fn, "distances", distances, "references", references);
+  return k;
+}
 
-  // The method first, then the implementation of the brute force.
-  if (options.method == method_kind::indexed && !haversine_metric)
+// Step 2: what runs. The method (choose_method), whether a timed trial decides it, and the
+// brute force's implementation; throws where the options ask for what this build lacks.
+struct nearest_plan {
+  method_choice choice;
+  bool trial;        // the index, unless a timed trial on a sample favours the brute force
+  bool brute_tuned;  // the brute force runs the backend's tuned implementation
+};
+
+template <class ExecutionSpace>
+nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::size_t m, std::size_t k) {
+  constexpr const char* fn = "nearest";
+  if (options.method == method_kind::indexed && options.metric != metric_kind::haversine)
     throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
-  const method_choice choice = choose_method(options, observations.extent(0), references.extent(0));
-  const bool indexed = choice.method == method_kind::indexed;
-  // A timed trial decides between the index and the brute force: automatic, host spaces.
-  const bool trial_wanted =
-      indexed && options.method == method_kind::automatic &&
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+  nearest_plan plan{choose_method(options, n, m), false, false};
+  const bool indexed = plan.choice.method == method_kind::indexed;
   if (indexed && options.implementation == implementation_kind::tuned)
     throw unsupported(fn, "options.implementation",
                       "the indexed method has the generic implementation only");
-  constexpr bool tuned_available = nearest_tuned<ExecutionSpace>::available;
+  // The trial: automatic method, host spaces (automatic_policy says why not on GPUs).
+  plan.trial = indexed && options.method == method_kind::automatic &&
+               Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                          typename ExecutionSpace::memory_space>::accessible;
   const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
-  const bool brute_tuned = options.implementation == implementation_kind::tuned ||
-                           (options.implementation == implementation_kind::automatic && tuned_covers);
-  const bool use_tuned = !indexed && brute_tuned;
-  if (use_tuned && !tuned_available)
+  plan.brute_tuned = options.implementation == implementation_kind::tuned ||
+                     (options.implementation == implementation_kind::automatic && tuned_covers);
+  if (!indexed && plan.brute_tuned && !nearest_tuned<ExecutionSpace>::available)
     throw unsupported(fn, "options.implementation",
                       std::string("this build has no tuned implementation for execution space ") +
                           ExecutionSpace::name());
-  if (use_tuned && !tuned_covers)
+  if (!indexed && plan.brute_tuned && !tuned_covers)
     throw unsupported(fn, "options.implementation",
                       std::string("the tuned implementation for ") + ExecutionSpace::name() +
                           " covers neither the " + to_string(options.metric) + " metric with k = " +
                           std::to_string(k) + "; use auto or generic");
+  return plan;
+}
 
-  const double scale = radians_per_unit(options.units);
-  check_point_values(space, fn, "observations", observations, options.metric, options.units);
-  check_point_values(space, fn, "references", references, options.metric, options.units);
+// Step 3: the run of the planned method on Views the execution space reaches (the whole set,
+// or one chunk of it). A new method is one more case here.
+template <class ExecutionSpace>
+struct nearest_runner {
+  ExecutionSpace space;
+  nearest_plan plan;
+  bool haversine;
+  double scale, radius;
+  nearest_report* report;  // what ran and why
+
+  template <class Obs, class Ref, class Output>
+  void brute(const Obs& obs, const Ref& ref, const Output& output, int k) const {
+    if (plan.brute_tuned) {
+      if constexpr (nearest_tuned<ExecutionSpace>::available)
+        nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, radius);
+    } else {
+      nearest_generic(space, obs, ref, output, k, haversine, scale, radius);
+    }
+  }
+
+  template <class Obs, class Ref, class Output>
+  void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
+    switch (plan.choice.method) {
+      case method_kind::indexed:
+        if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
+          indexed_after_trial(obs, ref, output, k);
+        else
+          nearest_indexed(space, obs, ref, output, k, scale, radius);
+        return;
+      default:
+        brute(obs, ref, output, k);
+    }
+  }
+
+  static bool trial_pays(std::size_t n, std::size_t m) {
+    const auto samples = std::max(automatic_policy::min_sample,
+                                  std::int64_t(n) / automatic_policy::sample_fraction);
+    return double(n) * double(m) >= automatic_policy::min_pairs && std::int64_t(n) >= 2 * samples;
+  }
+
+  // The brute force on a sample, then the index built and searched for it; the index goes on
+  // to the whole set where its time scaled up is the smaller, else the brute force runs.
+  template <class Obs, class Ref, class Output>
+  void indexed_after_trial(const Obs& obs, const Ref& ref, const Output& output, int k) const {
+    using memory_space = typename ExecutionSpace::memory_space;
+    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    const auto n = static_cast<std::int64_t>(obs.extent(0));
+    const std::int64_t samples =
+        std::max(automatic_policy::min_sample, n / automatic_policy::sample_fraction);
+    using trial_scratch = workspace<memory_space, trial_purpose>;
+    trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
+                         trial_scratch::template bytes_for<std::int64_t>(samples * k) +
+                         trial_scratch::template bytes_for<double>(samples * k));
+    using sample_points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+    using sample_indices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+    using sample_output = neighbour_output<sample_indices, sample_points>;
+    const sample_points sample(memory.template take<double>(2 * samples), samples, 2);
+    const sample_output sample_out{
+        sample_indices(memory.template take<std::int64_t>(samples * k), samples, k),
+        sample_points(memory.template take<double>(samples * k), samples, k)};
+    Kokkos::parallel_for("kernwerk::nearest::trial_sample", policy(space, 0, samples),
+                         gather_sample<Obs, sample_points>{obs, sample, n});
+    space.fence();
+    const auto start = std::chrono::steady_clock::now();
+    brute(sample, ref, sample_out, k);
+    space.fence();
+    const double brute_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double scale_up = double(n) / double(samples);
+    const auto keep_index = [&](double build_seconds, double search_seconds) {
+      const double index = build_seconds + search_seconds * scale_up, brute = brute_seconds * scale_up;
+      char text[160];
+      std::snprintf(text, sizeof text, "a trial on %lld observations: index %.3g s, brute force %.3g s",
+                    static_cast<long long>(samples), index, brute);
+      *report = {index <= brute ? method_kind::indexed : method_kind::brute, text};
+      return index <= brute;
+    };
+    const index_trial<sample_points, sample_output> trial{sample, sample_out};
+    if (!nearest_indexed(space, obs, ref, output, k, scale, radius, &trial, &keep_index))
+      brute(obs, ref, output, k);
+  }
+};
+
+// Step 4: the memory plan and the run, in one pass or in chunks.
+template <class ExecutionSpace, class Observations, class References, class Indices,
+          class Distances>
+void nearest_dispatch(const ExecutionSpace& space, const Observations& observations,
+                      const References& references, const Indices& indices,
+                      const Distances& distances, const nearest_options& options) {
+  scoped_region region("kernwerk::nearest");
+  const std::size_t k =
+      check_nearest_arguments(space, observations, references, indices, distances, options);
+  const std::size_t n = observations.extent(0), m = references.extent(0);
+  const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k);
+  check_point_values(space, "nearest", "observations", observations, options.metric, options.units);
+  check_point_values(space, "nearest", "references", references, options.metric, options.units);
+
+  nearest_report report{plan.choice.method, plan.choice.reason};
+  const bool haversine = options.metric == metric_kind::haversine;
+  const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
+                                           options.radius, &report};
+  const auto finish = [&] {
+    if (options.report) *options.report = report;
+  };
 
   using memory_space = typename ExecutionSpace::memory_space;
-  const std::size_t n = observations.extent(0), m = references.extent(0);
+  const std::size_t dimension = observations.extent(1);
   const std::size_t observation_row = dimension * sizeof(typename Observations::value_type);
   const std::size_t reference_row = dimension * sizeof(typename References::value_type);
   const std::size_t budget = options.memory_budget
@@ -186,66 +297,9 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                         double(sphere_bvh<memory_space>::footprint(std::int64_t(m)));
 
   // Only the first observations.extent(0) rows of longer outputs are written.
-  const auto written = std::make_pair(std::size_t{0}, observations.extent(0));
+  const auto written = std::make_pair(std::size_t{0}, n);
   const auto indices_out = first_rows(indices, written);
   const auto distances_out = first_rows(distances, written);
-  nearest_report report{choice.method, choice.reason};
-  const auto run_brute = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
-    if (brute_tuned) {
-      if constexpr (tuned_available)
-        nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, options.radius);
-    } else {
-      nearest_generic(space, obs, ref, output, wanted, haversine_metric, scale, options.radius);
-    }
-  };
-  const auto run_method = [&](const auto& obs, const auto& ref, const auto& output, int wanted) {
-    if (!indexed) return run_brute(obs, ref, output, wanted);
-    const auto n_here = static_cast<std::int64_t>(obs.extent(0));
-    const std::int64_t samples =
-        std::max(automatic_policy::min_sample, n_here / automatic_policy::sample_fraction);
-    if (!trial_wanted || double(n_here) * double(ref.extent(0)) < automatic_policy::min_pairs ||
-        n_here < 2 * samples) {
-      nearest_indexed(space, obs, ref, output, wanted, scale, options.radius);
-      return;
-    }
-    // The trial: the brute force on the sample, then the index built and searched for it.
-    using trial_scratch = workspace<memory_space, trial_purpose>;
-    trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
-                         trial_scratch::template bytes_for<std::int64_t>(samples * wanted) +
-                         trial_scratch::template bytes_for<double>(samples * wanted));
-    using sample_points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
-    using sample_indices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
-    using sample_output = neighbour_output<sample_indices, sample_points>;
-    const sample_points sample(memory.template take<double>(2 * samples), samples, 2);
-    const sample_output sample_out{
-        sample_indices(memory.template take<std::int64_t>(samples * wanted), samples, wanted),
-        sample_points(memory.template take<double>(samples * wanted), samples, wanted)};
-    using obs_type = std::remove_const_t<std::remove_reference_t<decltype(obs)>>;
-    Kokkos::parallel_for("kernwerk::nearest::trial_sample",
-                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, samples),
-                         gather_sample<obs_type, sample_points>{obs, sample, n_here});
-    space.fence();
-    const auto start = std::chrono::steady_clock::now();
-    run_brute(sample, ref, sample_out, wanted);
-    space.fence();
-    const double brute_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double scale_up = double(n_here) / double(samples);
-    const auto keep_index = [&](double build_seconds, double search_seconds) {
-      const double index = build_seconds + search_seconds * scale_up, brute = brute_seconds * scale_up;
-      char text[160];
-      std::snprintf(text, sizeof text, "a trial on %lld observations: index %.3g s, brute force %.3g s",
-                    static_cast<long long>(samples), index, brute);
-      report = {index <= brute ? method_kind::indexed : method_kind::brute, text};
-      return index <= brute;
-    };
-    const index_trial<sample_points, sample_output> trial{sample, sample_out};
-    if (!nearest_indexed(space, obs, ref, output, wanted, scale, options.radius, &trial, &keep_index))
-      run_brute(obs, ref, output, wanted);
-  };
-  const auto finish = [&] {
-    if (options.report) *options.report = report;
-  };
   // Large sets in memory the execution space does not reach go through the chunk pipeline even
   // when they fit, so that their copies overlap the computation (8 chunks or more).
   constexpr bool outputs_reached =
@@ -253,16 +307,16 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
   const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
   if (needed > double(budget) || pipelined) {
-    auto plan = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
+    auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
     if (pipelined)
-      plan.observation_rows =
-          std::min(plan.observation_rows, std::max(pipeline_min_rows / 8, (n + 7) / 8));
-    if (haversine_metric)
-      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
-                      run_method, sphere_distance{options.radius});
+      chunks.observation_rows =
+          std::min(chunks.observation_rows, std::max(pipeline_min_rows / 8, (n + 7) / 8));
+    if (haversine)
+      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), chunks,
+                      run, sphere_distance{options.radius});
     else
-      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), plan,
-                      run_method, euclidean_distance{});
+      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), chunks,
+                      run, euclidean_distance{});
     finish();
     return;
   }
@@ -270,14 +324,12 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   // Views the execution space cannot reach are copied into its memory space.
   const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
   const auto references_here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
-
   const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
   const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-  run_method(observations_here, references_here,
-             neighbour_output<std::remove_const_t<decltype(indices_here)>,
-                              std::remove_const_t<decltype(distances_here)>>{indices_here,
-                                                                             distances_here},
-             int(k));
+  run(observations_here, references_here,
+      neighbour_output<std::remove_const_t<decltype(indices_here)>,
+                       std::remove_const_t<decltype(distances_here)>>{indices_here, distances_here},
+      int(k));
   if (indices_here.data() != indices_out.data())
     Kokkos::deep_copy(space, indices_out, indices_here);
   if (distances_here.data() != distances_out.data())

@@ -9,6 +9,8 @@ program fortran_api_test
   real(real64) :: a(6, 4), b(4, 5), c(6, 5), c0(6, 5), spd(3, 3), rhs(3), sol(3), field(8, 9), lap(8, 8)
   real(real32) :: f32(10)
   integer(int64) :: idx(2, 50), bad_idx(2, 49), iterations
+  type(kw_sphere_index) :: places
+  real(real32) :: obs32(2, 50), dist32(2, 50)
   failures = 0
 
   call kw_initialize()
@@ -28,6 +30,9 @@ program fortran_api_test
   call kw_nearest(obs, ref, idx, dist, stat=stat)
   call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations: point 2', 'a NaN coordinate')
   call check(all(idx == -7), 'indices untouched by the failures')
+
+  call random_number(obs32)
+  call sphere_index_checks()
 
   call random_number(x)
   call random_number(y)
@@ -100,6 +105,82 @@ contains
     character(*), intent(in) :: fragment, what
     call check(status == expected, what // ' (status)')
     call check(index(kw_last_error(), fragment) > 0, what // ' (message: ' // kw_last_error() // ')')
+  end subroutine
+
+  ! The index against a float64 brute force written here (haversine, nearest first, ties to the
+  ! smaller index), and its failures.
+  subroutine sphere_index_checks()
+    real(real64) :: points(2, 300), queries(2, 40), found(3, 40), expected(3, 40), dist_one(3, 40)
+    integer(int64) :: got(3, 40), want(3, 40), one(3, 40)
+    integer :: i
+    call random_number(points)
+    call random_number(queries)
+    points(1, :) = (points(1, :) - 0.5_real64) * 3.14159_real64   ! latitudes
+    points(2, :) = (points(2, :) - 0.5_real64) * 6.28318_real64   ! longitudes
+    queries(1, :) = (queries(1, :) - 0.5_real64) * 3.14159_real64
+    queries(2, :) = (queries(2, :) - 0.5_real64) * 6.28318_real64
+    points(:, 7) = points(:, 3)  ! a duplicate: the smaller index comes first
+    queries(:, 5) = points(:, 3)
+    do i = 1, size(queries, 2)
+      call brute_force(queries(:, i), points, want(:, i), expected(:, i))
+    end do
+    call check(kw_sphere_index_size(places) == 0, 'an index not built has no references')
+    call kw_sphere_index_create(places, points, stat=stat)
+    call check(stat == KW_SUCCESS .and. kw_sphere_index_size(places) == 300, 'index built over 300 references')
+    got = -1
+    call kw_sphere_index_nearest(places, queries, got, found, stat=stat)
+    call check(stat == KW_SUCCESS .and. all(got == want), 'index: the brute force''s neighbours, 1-based')
+    call check(all(abs(found - expected) <= 1e-12_real64), 'index: the brute force''s distances')
+    call check(got(1, 5) == 3 .and. got(2, 5) == 7, 'index: duplicates in index order')
+    call kw_sphere_index_nearest(places, queries, one, dist_one, stat=stat)
+    call check(stat == KW_SUCCESS .and. all(one == got), 'index queried again: the same answers')
+    got = -7
+    call kw_sphere_index_nearest(places, obs32, got, dist32(:, 1:40), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations', 'real32 observations, real64 index')
+    call kw_sphere_index_nearest(places, queries(1:1, :), got, found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations', 'observations of one coordinate')
+    call kw_sphere_index_nearest(places, queries, got(:, 1:39), found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'indices', 'indices with 39 columns')
+    queries(2, 9) = ieee_nan()
+    call kw_sphere_index_nearest(places, queries, got, found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations', 'a NaN observation')
+    call check(all(got == -7), 'index outputs untouched by the failures')
+    call kw_sphere_index_create(places, points(1:1, :), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'references', 'references of one coordinate')
+    call check(kw_sphere_index_size(places) == 300, 'a failed build leaves the index as it was')
+    call kw_sphere_index_destroy(places, stat=stat)
+    call check(stat == KW_SUCCESS .and. kw_sphere_index_size(places) == 0, 'index destroyed')
+    call kw_sphere_index_nearest(places, queries, got, found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'index', 'a destroyed index')
+  end subroutine
+
+  subroutine brute_force(query, points, nearest, distance)
+    real(real64), intent(in) :: query(2), points(:, :)
+    integer(int64), intent(out) :: nearest(:)
+    real(real64), intent(out) :: distance(:)
+    real(real64) :: d(size(points, 2)), h
+    logical :: taken(size(points, 2))
+    integer :: j, q, best
+    do j = 1, size(points, 2)
+      h = sin((points(1, j) - query(1)) / 2)**2 + &
+          cos(query(1)) * cos(points(1, j)) * sin((points(2, j) - query(2)) / 2)**2
+      d(j) = 2 * asin(min(1.0_real64, sqrt(h)))
+    end do
+    taken = .false.
+    do q = 1, size(nearest)
+      best = 0
+      do j = 1, size(points, 2)
+        if (taken(j)) cycle
+        if (best == 0) then
+          best = j
+        else if (d(j) < d(best)) then
+          best = j
+        end if
+      end do
+      taken(best) = .true.
+      nearest(q) = best
+      distance(q) = d(best)
+    end do
   end subroutine
 
   real(real64) function ieee_nan()

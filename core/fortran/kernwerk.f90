@@ -19,7 +19,17 @@ module kernwerk
   integer, parameter :: host_memory = 0, device_memory = 1, row_major = 0, column_major = 1
 
   public :: kw_initialize, kw_finalize, kw_last_error, kw_nearest, kw_nearest_device, &
-            kw_diffuse, kw_diffuse_device, kw_sum, kw_dot, kw_norm2, kw_gemm, kw_cg
+            kw_diffuse, kw_diffuse_device, kw_sum, kw_dot, kw_norm2, kw_gemm, kw_cg, &
+            kw_sphere_index_create, kw_sphere_index_create_device, kw_sphere_index_nearest, &
+            kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy
+
+  ! A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
+  ! times with the answers of kw_nearest. Destroy it before kw_finalize.
+  type, public :: kw_sphere_index
+    private
+    type(c_ptr) :: handle = c_null_ptr
+    integer(c_int) :: type = KW_FLOAT64, memory = 0
+  end type
 
   type, bind(C) :: nearest_options_c
     integer(c_int) :: metric, degrees
@@ -105,10 +115,39 @@ module kernwerk
       real(c_double), value :: tolerance
       type(cg_result_c), intent(inout) :: result
     end function
+    integer(c_int) function c_index_create(type, memory, references, m, options, index) &
+        bind(C, name="kw_sphere_index_create")
+      import :: c_int, c_int64_t, c_ptr, nearest_options_c
+      integer(c_int), value :: type, memory
+      type(c_ptr), value :: references
+      integer(c_int64_t), value :: m
+      type(nearest_options_c), intent(in) :: options
+      type(c_ptr), intent(inout) :: index
+    end function
+    integer(c_int) function c_index_nearest(index, observations, n, k, indices, distances) &
+        bind(C, name="kw_sphere_index_nearest")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: index, observations, indices, distances
+      integer(c_int64_t), value :: n, k
+    end function
+    integer(c_int64_t) function c_index_size(index) bind(C, name="kw_sphere_index_size")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: index
+    end function
+    integer(c_int) function c_index_destroy(index) bind(C, name="kw_sphere_index_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: index
+    end function
   end interface
 
   interface kw_nearest
     module procedure nearest_real32, nearest_real64
+  end interface
+  interface kw_sphere_index_create
+    module procedure index_create_real32, index_create_real64
+  end interface
+  interface kw_sphere_index_nearest
+    module procedure index_nearest_real32, index_nearest_real64
   end interface
   interface kw_diffuse
     module procedure diffuse_real32, diffuse_real64
@@ -203,7 +242,7 @@ contains
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
     integer(c_int) :: status
-    status = nearest_check(size(observations, 1, int64), size(references, 1, int64), &
+    status = nearest_check("kw_nearest", size(observations, 1, int64), size(references, 1, int64), &
                            size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
                            size(distances, 1, int64), size(distances, 2, int64))
     if (status == KW_SUCCESS) then
@@ -224,7 +263,7 @@ contains
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
     integer(c_int) :: status
-    status = nearest_check(size(observations, 1, int64), size(references, 1, int64), &
+    status = nearest_check("kw_nearest", size(observations, 1, int64), size(references, 1, int64), &
                            size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
                            size(distances, 1, int64), size(distances, 2, int64))
     if (status == KW_SUCCESS) then
@@ -238,19 +277,20 @@ contains
   end subroutine
 
   ! The shapes the C interface cannot see: both point sets of one dimension, outputs (k, n).
-  integer(c_int) function nearest_check(dimension, reference_dimension, n, k, index_columns, &
+  integer(c_int) function nearest_check(fn, dimension, reference_dimension, n, k, index_columns, &
                                         distance_rows, distance_columns) result(status)
+    character(*), intent(in) :: fn
     integer(int64), intent(in) :: dimension, reference_dimension, n, k, index_columns, distance_rows, &
                                   distance_columns
     status = KW_SUCCESS
     if (reference_dimension /= dimension) then
-      status = invalid("kw_nearest", "references", text(reference_dimension) // " coordinates per point, " // &
+      status = invalid(fn, "references", text(reference_dimension) // " coordinates per point, " // &
                        "observations have " // text(dimension))
     else if (index_columns /= n) then
-      status = invalid("kw_nearest", "indices", "has " // text(index_columns) // " columns for " // &
+      status = invalid(fn, "indices", "has " // text(index_columns) // " columns for " // &
                        text(n) // " observations")
     else if (distance_rows /= k .or. distance_columns /= n) then
-      status = invalid("kw_nearest", "distances", "shape (" // text(distance_rows) // ", " // &
+      status = invalid(fn, "distances", "shape (" // text(distance_rows) // ", " // &
                        text(distance_columns) // ") differs from indices' (" // text(k) // ", " // text(n) // ")")
     end if
   end function
@@ -267,6 +307,165 @@ contains
     integer, intent(out), optional :: stat
     call finish(c_nearest(int(type, c_int), device_memory, dimension, observations, n, references, m, k, &
                           indices, distances, options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  ! ---- the sphere index: references(2, m), one (latitude, longitude) per column --------------
+  subroutine index_create_real64(index, references, degrees, radius, stat)
+    type(kw_sphere_index), intent(inout) :: index
+    real(real64), intent(in), target, contiguous :: references(:, :)
+    logical, intent(in), optional :: degrees
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call index_create(index, KW_FLOAT64, host_memory, size(references, 1, int64), c_loc(references), &
+                      size(references, 2, int64), degrees, radius, stat)
+  end subroutine
+
+  subroutine index_create_real32(index, references, degrees, radius, stat)
+    type(kw_sphere_index), intent(inout) :: index
+    real(real32), intent(in), target, contiguous :: references(:, :)
+    logical, intent(in), optional :: degrees
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call index_create(index, KW_FLOAT32, host_memory, size(references, 1, int64), c_loc(references), &
+                      size(references, 2, int64), degrees, radius, stat)
+  end subroutine
+
+  ! Device memory: references row after row (m x 2, contiguous) on the GPU, of KW_FLOAT32 or
+  ! KW_FLOAT64; query the index with kw_sphere_index_nearest_device.
+  subroutine kw_sphere_index_create_device(index, type, references, m, degrees, radius, stat)
+    type(kw_sphere_index), intent(inout) :: index
+    integer, intent(in) :: type
+    type(c_ptr), intent(in) :: references
+    integer(int64), intent(in) :: m
+    logical, intent(in), optional :: degrees
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call index_create(index, int(type, c_int), device_memory, 2_int64, references, m, degrees, radius, stat)
+  end subroutine
+
+  ! Builds the index; one built before is destroyed once the new one stands (a failure leaves
+  ! it as it was).
+  subroutine index_create(index, type, memory, dimension, references, m, degrees, radius, stat)
+    type(kw_sphere_index), intent(inout) :: index
+    integer(c_int), intent(in) :: type, memory
+    integer(int64), intent(in) :: dimension, m
+    type(c_ptr), intent(in) :: references
+    logical, intent(in), optional :: degrees
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    type(c_ptr) :: made
+    made = c_null_ptr
+    if (dimension /= 2) then
+      status = invalid("kw_sphere_index_create", "references", text(dimension) // &
+                       " coordinates per point; a sphere index takes 2 (latitude, longitude)")
+    else
+      status = c_index_create(type, memory, references, m, options_of(degrees, radius), made)
+    end if
+    if (status == KW_SUCCESS) then
+      if (c_associated(index%handle)) status = c_index_destroy(index%handle)
+      index = kw_sphere_index(made, type, memory)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! observations(2, n); indices(k, n) 1-based and distances(k, n), nearest first, of the kind
+  ! the index was built from.
+  subroutine index_nearest_real64(index, observations, indices, distances, stat)
+    type(kw_sphere_index), intent(in) :: index
+    real(real64), intent(in), target, contiguous :: observations(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real64), intent(inout), target, contiguous :: distances(:, :)
+    integer, intent(out), optional :: stat
+    call index_nearest(index, KW_FLOAT64, shape(observations, int64), c_loc(observations), indices, &
+                       shape(distances, int64), c_loc(distances), stat)
+  end subroutine
+
+  subroutine index_nearest_real32(index, observations, indices, distances, stat)
+    type(kw_sphere_index), intent(in) :: index
+    real(real32), intent(in), target, contiguous :: observations(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real32), intent(inout), target, contiguous :: distances(:, :)
+    integer, intent(out), optional :: stat
+    call index_nearest(index, KW_FLOAT32, shape(observations, int64), c_loc(observations), indices, &
+                       shape(distances, int64), c_loc(distances), stat)
+  end subroutine
+
+  subroutine index_nearest(index, type, observation_shape, observations, indices, distance_shape, &
+                           distances, stat)
+    type(kw_sphere_index), intent(in) :: index
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: observation_shape(2), distance_shape(2)
+    type(c_ptr), intent(in) :: observations, distances
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    integer, intent(out), optional :: stat
+    character(*), parameter :: fn = "kw_sphere_index_nearest"
+    integer(c_int) :: status
+    status = index_check(fn, index, host_memory)
+    if (status == KW_SUCCESS .and. type /= index%type) then
+      status = invalid(fn, "observations", "are " // kind_name(type) // "; the index was built from " // &
+                       kind_name(index%type) // " references")
+    else if (status == KW_SUCCESS .and. observation_shape(1) /= 2) then
+      status = invalid(fn, "observations", text(observation_shape(1)) // &
+                       " coordinates per point; a sphere index takes 2 (latitude, longitude)")
+    else if (status == KW_SUCCESS) then
+      status = nearest_check(fn, 2_int64, 2_int64, observation_shape(2), size(indices, 1, int64), &
+                             size(indices, 2, int64), distance_shape(1), distance_shape(2))
+    end if
+    if (status == KW_SUCCESS) then
+      status = c_index_nearest(index%handle, observations, observation_shape(2), size(indices, 1, int64), &
+                               c_loc(indices), distances)
+      if (status == KW_SUCCESS) indices = indices + 1
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! Device memory: observations (n x 2), indices and distances (n x k, 0-based indices) on the
+  ! GPU, of the type the index was built from.
+  subroutine kw_sphere_index_nearest_device(index, observations, n, k, indices, distances, stat)
+    type(kw_sphere_index), intent(in) :: index
+    type(c_ptr), intent(in) :: observations, indices, distances
+    integer(int64), intent(in) :: n, k
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = index_check("kw_sphere_index_nearest_device", index, device_memory)
+    if (status == KW_SUCCESS) status = c_index_nearest(index%handle, observations, n, k, indices, distances)
+    call finish(status, stat)
+  end subroutine
+
+  integer(c_int) function index_check(fn, index, memory) result(status)
+    character(*), intent(in) :: fn
+    type(kw_sphere_index), intent(in) :: index
+    integer(c_int), intent(in) :: memory
+    status = KW_SUCCESS
+    if (.not. c_associated(index%handle)) then
+      status = invalid(fn, "index", "is not built (kw_sphere_index_create)")
+    else if (index%memory /= memory .and. memory == host_memory) then
+      status = invalid(fn, "index", "holds device memory: query it with kw_sphere_index_nearest_device")
+    else if (index%memory /= memory) then
+      status = invalid(fn, "index", "holds host memory: query it with kw_sphere_index_nearest")
+    end if
+  end function
+
+  function kind_name(type) result(name)
+    integer(c_int), intent(in) :: type
+    character(len=6) :: name
+    name = merge("real32", "real64", type == KW_FLOAT32)
+  end function
+
+  ! The references the index holds; 0 when it is not built.
+  integer(int64) function kw_sphere_index_size(index)
+    type(kw_sphere_index), intent(in) :: index
+    kw_sphere_index_size = c_index_size(index%handle)
+  end function
+
+  subroutine kw_sphere_index_destroy(index, stat)
+    type(kw_sphere_index), intent(inout) :: index
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = c_index_destroy(index%handle)
+    if (status == KW_SUCCESS) index%handle = c_null_ptr
+    call finish(status, stat)
   end subroutine
 
   subroutine diffuse_real64(field, steps, coeff, laplacian, stat)

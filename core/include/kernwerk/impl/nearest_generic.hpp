@@ -166,6 +166,7 @@ KOKKOS_INLINE_FUNCTION void consider(const key_evaluator<Metric>& keys, double c
 template <class Metric, int Capacity, class Output>
 KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
                                        std::int64_t i, neighbour_list<Capacity>& list) {
+  list.sort(keys);
   for (int q = 0; q < list.k; ++q)
     output.write(i, q, list.index[q], list.final_key(q, keys), keys.metric);
 }

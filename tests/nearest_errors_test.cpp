@@ -141,6 +141,12 @@ TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Spac
     d.options.units = angle_unit::degrees;
     d.expect_invalid("options.units");
   }
+  SUBCASE("more than 2^31 - 1 references, refused before a point is read") {
+    call c;
+    const Kokkos::View<const double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>
+        past_int32(c.references.data(), std::size_t(1) << 31, 2);
+    c.expect_invalid("references", c.observations, past_int32, c.indices, c.distances);
+  }
   SUBCASE("a memory budget too small for any chunk") {
     call c;
     c.options.memory_budget = 16;

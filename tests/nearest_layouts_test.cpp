@@ -125,6 +125,10 @@ TEST_CASE_TEMPLATE_DEFINE("sphere_index: bad input names the argument", Space, i
   points_view bad("bad", 3, 2);
   Kokkos::deep_copy(Kokkos::subview(bad, 1, 0), 2.0);  // past the pole in radians
   expect([&] { sphere_index<Space>(Space(), bad); }, "references: point 1");
+  // 2^31 references: refused before a point is read (the View spans 16 bytes of memory).
+  const Kokkos::View<const double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>
+      past_int32(bad.data(), std::size_t(1) << 31, 2);
+  expect([&] { sphere_index<Space>(Space(), past_int32); }, "references: more than 2^31 - 1 points");
   sphere_index_options negative;
   negative.radius = -1;
   expect([&] { sphere_index<Space>(Space(), points_view("ok", 3, 2), negative); }, "options.radius");

@@ -1,5 +1,8 @@
 // kernwerk::nearest against the float64 brute force, on every enabled execution space.
+#include <cstdlib>
+
 #include "execution_spaces.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "nearest_support.hpp"
 
 namespace {
@@ -417,5 +420,84 @@ TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
   host::limit_simd_width(2);
 }
 #endif
+
+// Observation counts past 2^31 on one View: loops, orders and outputs in 64-bit indices all the
+// way. About 60 GB of memory, so only where KERNWERK_LARGE_TESTS is set (the device record sets
+// it on the H200). Points from a hash of their row; every row's answer must be a reference
+// (none left unwritten or wrapped onto another row), and a sample, with the rows around 2^31,
+// the float64 brute force's.
+struct hashed_observations {
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace::memory_space> points;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;  // splitmix64
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u = double(z >> 40) / double(1ull << 24), v = double(z & 0xFFFFFF) / double(1 << 24);
+    points(i, 0) = static_cast<float>(kernwerk::impl::math::asin(2.0 * u - 1.0));
+    points(i, 1) = static_cast<float>(M_PI * (2.0 * v - 1.0));
+  }
+};
+template <class Indices, class Distances>
+struct unanswered_rows {
+  Indices indices;
+  Distances distances;
+  std::int64_t references;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& bad) const {
+    if (indices(i) < 0 || indices(i) >= references || !(distances(i) >= 0.0 && distances(i) <= M_PI))
+      ++bad;
+  }
+};
+
+TEST_CASE("nearest: more than 2^31 observations (KERNWERK_LARGE_TESTS)") {
+  using Space = Kokkos::DefaultExecutionSpace;
+  using memory_space = Space::memory_space;
+  if (!std::getenv("KERNWERK_LARGE_TESTS")) return;
+  const std::int64_t n = (std::int64_t(1) << 31) + 3;
+  const auto references = uniform_sphere(1000, 91);
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> ref("references", references.count(), 2);
+  Kokkos::deep_copy(ref, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                             references.values.data(), references.count(), 2));
+  Kokkos::View<float**, Kokkos::LayoutRight, memory_space> obs(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "observations"), n, 2);
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", n);
+  Kokkos::View<double*, memory_space> distances("distances", n);
+  using policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for(policy(0, n), hashed_observations{obs});
+
+  std::vector<std::int64_t> rows = {0, 1, (std::int64_t(1) << 31) - 2, (std::int64_t(1) << 31) - 1,
+                                    std::int64_t(1) << 31, (std::int64_t(1) << 31) + 1, n - 1};
+  for (std::int64_t r = 0; r < 2000; ++r) rows.push_back(r * (n / 2000) + 7);
+  host_points sample;
+  for (const std::int64_t r : rows) {
+    float point[2];
+    Kokkos::deep_copy(Kokkos::View<float*, Kokkos::HostSpace>(point, 2), Kokkos::subview(obs, r, Kokkos::ALL()));
+    sample.add(point[0], point[1]);
+  }
+  for (const auto method : {method_kind::automatic, method_kind::brute}) {
+    const std::string method_name = to_string(method);
+    CAPTURE(method_name);
+    nearest_options options;
+    options.method = method;
+    Kokkos::deep_copy(indices, -1);
+    kernwerk::nearest(Space(), obs, ref, indices, distances, options);
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(policy(0, n),
+                            unanswered_rows<decltype(indices), decltype(distances)>{
+                                indices, distances, std::int64_t(references.count())},
+                            bad);
+    CHECK(bad == 0);
+    neighbours found;
+    for (const std::int64_t r : rows) {
+      std::int64_t index;
+      double distance;
+      Kokkos::deep_copy(Kokkos::View<std::int64_t, Kokkos::HostSpace>(&index), Kokkos::subview(indices, r));
+      Kokkos::deep_copy(Kokkos::View<double, Kokkos::HostSpace>(&distance), Kokkos::subview(distances, r));
+      found.indices.push_back(index);
+      found.distances.push_back(distance);
+    }
+    check_all(sample, references, found, options);
+  }
+}
 
 }  // namespace

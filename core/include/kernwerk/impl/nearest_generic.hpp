@@ -157,15 +157,15 @@ struct key_evaluator {
 };
 
 // Offers reference j (chord already computed) to the list.
-template <class Metric, int Capacity>
+template <class Metric, class List>
 KOKKOS_INLINE_FUNCTION void consider(const key_evaluator<Metric>& keys, double chord,
-                                     std::int64_t j, neighbour_list<Capacity>& list) {
+                                     std::int64_t j, List& list) {
   if (list.admits(chord)) list.offer(chord, j, keys);
 }
 
-template <class Metric, int Capacity, class Output>
+template <class Metric, class Output, class List>
 KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
-                                       std::int64_t i, neighbour_list<Capacity>& list) {
+                                       std::int64_t i, List& list) {
   list.sort(keys);
   for (int q = 0; q < list.k; ++q)
     output.write(i, q, list.index[q], list.final_key(q, keys), keys.metric);

@@ -8,36 +8,35 @@
 // their keys, which are then kept. A candidate whose chord exceeds the worst kept one's by more
 // than the margin is farther than every kept candidate and is dropped unexamined.
 //
-// The list is a binary max-heap (the worst kept candidate on top), sorted once at the end: an
-// insertion moves log2(k) entries where a sorted array moves k/2. For k = 32 the list lives in
-// local memory, and on an H200 the shifting of a sorted array spilled to DRAM (185 GB of
-// traffic for 2^20 searches of a clustered layout).
+// Up to 16 neighbours the list is a sorted array; above, a binary max-heap (the worst kept
+// candidate on top, sorted once at the end) with 32-bit indices. For k = 32 the list lives in
+// local memory, and on an H200 the sorted array's shifting spilled to DRAM (185 GB of traffic
+// for 2^20 searches on a cap): the heap is 2.5 to 3.8 times faster there, while the sorted array
+// stays 5 to 15% faster for k = 1 and 2 and on duplicates at k = 8 (perf/results/layouts-*).
 #include <Kokkos_Core.hpp>
 
 #include <cfloat>
 #include <cstdint>
+#include <type_traits>
 
 namespace kernwerk::impl {
 
-template <int Capacity>
-struct neighbour_list {
+// The entries and their order, shared by both lists.
+template <int Capacity, class Index>
+struct neighbour_entries {
   static constexpr double unknown = -1.0;  // keys are never negative
 
   int k;  // neighbours wanted, 1..Capacity
   int size = 0;
-  double margin;        // of the chords
-  double limit = DBL_MAX;  // chords beyond it cannot enter: the worst kept one's + margin once full
+  double margin;  // of the chords
   double chord[Capacity];
   double key[Capacity];
-  std::int64_t index[Capacity];
+  Index index[Capacity];
 
-  KOKKOS_INLINE_FUNCTION neighbour_list(int wanted, double chord_margin)
+  KOKKOS_INLINE_FUNCTION neighbour_entries(int wanted, double chord_margin)
       : k(wanted), margin(chord_margin) {}
 
   KOKKOS_INLINE_FUNCTION bool full() const { return size == k; }
-
-  // Whether a candidate with this chord can enter the list at all.
-  KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const { return candidate_chord <= limit; }
 
   // Whether the candidate (chord c, key *candidate_key evaluated on demand, index j) comes
   // before element e. key_of(j) evaluates a key.
@@ -51,38 +50,6 @@ struct neighbour_list {
     return candidate_key < key[e] || (candidate_key == key[e] && j < index[e]);
   }
 
-  // Inserts reference j (chord c), dropping the worst one when full.
-  template <class KeyOf>
-  KOKKOS_INLINE_FUNCTION void offer(double c, std::int64_t j, const KeyOf& key_of) {
-    double candidate_key = unknown;
-    if (full()) {
-      if (!before(c, candidate_key, j, 0, key_of)) return;
-      sift_down(0, size, c, candidate_key, j, key_of);
-    } else {
-      int hole = size++;
-      while (hole > 0) {  // up past every parent that comes before the candidate
-        const int parent = (hole - 1) / 2;
-        if (before(c, candidate_key, j, parent, key_of)) break;
-        move(parent, hole);
-        hole = parent;
-      }
-      place(hole, c, candidate_key, j);
-    }
-    if (full()) limit = chord[0] + margin;
-  }
-
-  // Puts the list in order, best first (once, after the last offer).
-  template <class KeyOf>
-  KOKKOS_INLINE_FUNCTION void sort(const KeyOf& key_of) {
-    for (int end = size - 1; end > 0; --end) {
-      const double c = chord[end];
-      double candidate_key = key[end];
-      const std::int64_t j = index[end];
-      move(0, end);
-      sift_down(0, end, c, candidate_key, j, key_of);
-    }
-  }
-
   // The key of element e, evaluated if it was never needed.
   template <class KeyOf>
   KOKKOS_INLINE_FUNCTION double final_key(int e, const KeyOf& key_of) {
@@ -90,7 +57,7 @@ struct neighbour_list {
     return key[e];
   }
 
- private:
+ protected:
   KOKKOS_INLINE_FUNCTION void move(int from, int to) {
     chord[to] = chord[from];
     key[to] = key[from];
@@ -99,8 +66,82 @@ struct neighbour_list {
   KOKKOS_INLINE_FUNCTION void place(int e, double c, double candidate_key, std::int64_t j) {
     chord[e] = c;
     key[e] = candidate_key;
-    index[e] = j;
+    index[e] = static_cast<Index>(j);
   }
+};
+
+// Kept in order: an insertion shifts the entries after it.
+template <int Capacity>
+struct sorted_neighbours : neighbour_entries<Capacity, std::int64_t> {
+  using neighbour_entries<Capacity, std::int64_t>::neighbour_entries;
+
+  // Whether a candidate with this chord can enter the list at all.
+  KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const {
+    return !this->full() || candidate_chord <= this->chord[this->k - 1] + this->margin;
+  }
+
+  // Inserts reference j (chord c) where it belongs, dropping the last one when full.
+  template <class KeyOf>
+  KOKKOS_INLINE_FUNCTION void offer(double c, std::int64_t j, const KeyOf& key_of) {
+    double candidate_key = this->unknown;
+    if (this->full() && !this->before(c, candidate_key, j, this->k - 1, key_of)) return;
+    int slot = this->full() ? this->k - 1 : this->size++;
+    while (slot > 0 && this->before(c, candidate_key, j, slot - 1, key_of)) {
+      this->move(slot - 1, slot);
+      --slot;
+    }
+    this->place(slot, c, candidate_key, j);
+  }
+
+  // In order already.
+  template <class KeyOf>
+  KOKKOS_INLINE_FUNCTION void sort(const KeyOf&) {}
+};
+
+// A max-heap: an insertion moves log2(k) entries. Indices are 32-bit (references are fewer
+// than 2^31: check_reference_count), which keeps the local memory of a list at 20 bytes a
+// neighbour.
+template <int Capacity>
+struct neighbour_heap : neighbour_entries<Capacity, std::int32_t> {
+  using neighbour_entries<Capacity, std::int32_t>::neighbour_entries;
+
+  double limit = DBL_MAX;  // chords beyond it cannot enter: the worst kept one's + margin once full
+
+  KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const { return candidate_chord <= limit; }
+
+  // Inserts reference j (chord c), dropping the worst one when full.
+  template <class KeyOf>
+  KOKKOS_INLINE_FUNCTION void offer(double c, std::int64_t j, const KeyOf& key_of) {
+    double candidate_key = this->unknown;
+    if (this->full()) {
+      if (!this->before(c, candidate_key, j, 0, key_of)) return;
+      sift_down(0, this->size, c, candidate_key, j, key_of);
+    } else {
+      int hole = this->size++;
+      while (hole > 0) {  // up past every parent that comes before the candidate
+        const int parent = (hole - 1) / 2;
+        if (this->before(c, candidate_key, j, parent, key_of)) break;
+        this->move(parent, hole);
+        hole = parent;
+      }
+      this->place(hole, c, candidate_key, j);
+    }
+    if (this->full()) limit = this->chord[0] + this->margin;
+  }
+
+  // Puts the list in order, best first (once, after the last offer).
+  template <class KeyOf>
+  KOKKOS_INLINE_FUNCTION void sort(const KeyOf& key_of) {
+    for (int end = this->size - 1; end > 0; --end) {
+      const double c = this->chord[end];
+      double candidate_key = this->key[end];
+      const std::int64_t j = this->index[end];
+      this->move(0, end);
+      sift_down(0, end, c, candidate_key, j, key_of);
+    }
+  }
+
+ private:
   // Places the candidate in the heap [0, count) from `hole` down, past every child that comes
   // after it.
   template <class KeyOf>
@@ -109,15 +150,20 @@ struct neighbour_list {
     for (;;) {
       int child = 2 * hole + 1;
       if (child >= count) break;
-      if (child + 1 < count && before(chord[child], key[child], index[child], child + 1, key_of))
+      if (child + 1 < count &&
+          this->before(this->chord[child], this->key[child], this->index[child], child + 1, key_of))
         ++child;  // the later of the two
-      if (!before(c, candidate_key, j, child, key_of)) break;
-      move(child, hole);
+      if (!this->before(c, candidate_key, j, child, key_of)) break;
+      this->move(child, hole);
       hole = child;
     }
-    place(hole, c, candidate_key, j);
+    this->place(hole, c, candidate_key, j);
   }
 };
+
+template <int Capacity>
+using neighbour_list =
+    std::conditional_t<(Capacity > 16), neighbour_heap<Capacity>, sorted_neighbours<Capacity>>;
 // Writes neighbour q of observation i into rank-1 (k = 1) or rank-2 (n, k) outputs: its index
 // and its distance, or with `keys` set its key itself (for merging the results of reference
 // chunks exactly; the distance follows from the key at the end).

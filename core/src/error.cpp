@@ -8,6 +8,6 @@ invalid_argument::invalid_argument(const std::string& function, const std::strin
 
 unsupported::unsupported(const std::string& function, const std::string& argument,
                          const std::string& problem)
-    : error("kernwerk::" + function + ": " + argument + ": " + problem) {}
+    : error("kernwerk::" + function + ": " + argument + ": " + problem), argument_(argument) {}
 
 }  // namespace kernwerk

@@ -27,6 +27,10 @@ class unsupported : public error {
  public:
   unsupported(const std::string& function, const std::string& argument,
               const std::string& problem);
+  const std::string& argument() const noexcept { return argument_; }
+
+ private:
+  std::string argument_;
 };
 
 }  // namespace kernwerk

@@ -30,9 +30,8 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     variant("fortran", default=True, description="The Fortran module (Kernwerk::kernwerk_fortran)")
     variant("eigen", default=True, description="gemm's vendor path on host spaces through Eigen")
     variant("tests", default=False, description="Build the doctest suites")
-    variant("mpi", default=False, description="MPI-distributed drivers")
+    variant("mpi", default=False, description="kernwerk::mpi (Kernwerk::kernwerk_mpi): nearest neighbours over MPI ranks")
 
-    conflicts("+mpi", msg="Kernwerk's MPI drivers are not in this release yet")
     conflicts("+cuda", when="+rocm", msg="one GPU backend at a time")
     conflicts("~openmp~serial~cuda~rocm", msg="Kokkos needs at least one execution space")
 
@@ -46,6 +45,7 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("libpng")  # kernwerk diffuse writes PNG images
     depends_on("eigen@3.3:", when="+eigen")
     depends_on("doctest", type=("build", "test"), when="+tests")
+    depends_on("mpi", when="+mpi")
 
     depends_on("kokkos@3.4:5")
     depends_on("kokkos+openmp", when="+openmp")
@@ -69,6 +69,7 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("KERNWERK_ENABLE_HIP_TUNED", "rocm"),
             self.define_from_variant("KERNWERK_ENABLE_FORTRAN", "fortran"),
             self.define_from_variant("KERNWERK_ENABLE_EIGEN", "eigen"),
+            self.define_from_variant("KERNWERK_ENABLE_MPI", "mpi"),
             self.define("KERNWERK_ENABLE_APPS", True),
             self.define("Kokkos_ROOT", spec["kokkos"].prefix),
         ]

@@ -49,9 +49,11 @@ inline void check_sphere_options(const char* fn, angle_unit units, double radius
     throw invalid_argument(fn, "options.units", "degrees apply to the haversine metric only");
 }
 
-// The coordinates per point of a set, and that it is not empty.
+// The coordinates per point of a set, and that it is not empty (unless `may_be_empty`: one
+// rank's share of a distributed set).
 template <class Points>
-void check_point_shape(const char* fn, const char* name, const Points& points, metric_kind metric) {
+void check_point_shape(const char* fn, const char* name, const Points& points, metric_kind metric,
+                       bool may_be_empty = false) {
   const std::size_t dimension = points.extent(1);
   if (metric == metric_kind::haversine && dimension != 2)
     throw invalid_argument(fn, name,
@@ -60,7 +62,7 @@ void check_point_shape(const char* fn, const char* name, const Points& points, m
   if (metric != metric_kind::haversine && dimension != 2 && dimension != 3)
     throw invalid_argument(fn, name,
                            "euclidean points have 2 or 3 coordinates, got " + std::to_string(dimension));
-  if (points.extent(0) == 0) throw invalid_argument(fn, name, "empty set");
+  if (points.extent(0) == 0 && !may_be_empty) throw invalid_argument(fn, name, "empty set");
 }
 
 inline void check_reference_count(const char* fn, std::size_t references) {

@@ -1,0 +1,380 @@
+#pragma once
+// Exact nearest neighbours over MPI. Every rank holds its own observations and its own
+// references (any counts, zero allowed); each rank gets, for its own observations, the k nearest
+// among all ranks' references as global indices (the references of lower ranks first) and
+// distances: exactly kernwerk::nearest on the concatenated sets, ties to the smallest index.
+//
+// Two strategies:
+//   replicate: the references are gathered on every rank (MPI_Allgatherv), which then searches
+//     them with kernwerk::nearest (one index, no traffic after the gather);
+//   ring: the references stay sharded. The shards pass around a ring of ranks; each rank
+//     searches its observations in the shard it holds while the next one arrives, keeping its
+//     running k best by (key, global index) as kernwerk::nearest's reference chunks do.
+// The cost model (choose_strategy): both move (p - 1) / p of the references into each rank, but
+// replicate searches them in one pass where ring makes p passes (p index builds, p merges), so
+// replicate runs wherever its copy of the references and their index fit in half the memory
+// budget (options.memory_budget, else the execution space's default), and ring where they do
+// not: its shards need 2 / p of that.
+//
+// Messages go through host memory (page-locked where the execution space is a GPU); the ring
+// overlaps each transfer with the search of the shard before it.
+//
+// Every rank's arguments are checked before anything is written: where one rank's are bad,
+// every rank throws the same kernwerk::invalid_argument (or unsupported), naming the argument
+// and the rank, e.g. "kernwerk::mpi::nearest: observations: rank 2: point 5 (...) has a
+// non-finite coordinate ...". Options, k and the point dimension must agree on every rank.
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernwerk/nearest.hpp"
+
+namespace kernwerk::mpi {
+
+enum class strategy_kind { automatic, replicate, ring };
+inline const char* to_string(strategy_kind kind) {
+  return kind == strategy_kind::replicate ? "replicate" : kind == strategy_kind::ring ? "ring" : "auto";
+}
+
+struct nearest_options : kernwerk::nearest_options {
+  strategy_kind strategy = strategy_kind::automatic;
+};
+
+namespace detail {
+
+inline constexpr const char* fn = "mpi::nearest";
+
+inline void check_mpi(int code, const char* call) {
+  if (code != MPI_SUCCESS)
+    throw error(std::string("kernwerk::mpi::nearest: ") + call + " failed (MPI error " +
+                std::to_string(code) + ")");
+}
+
+inline int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return rank;
+}
+inline int size_of(MPI_Comm comm) {
+  int size = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size;
+}
+
+// Runs `local` on every rank. Where it throws on any rank, every rank throws the error of the
+// lowest such rank, with that rank named in the problem.
+template <class Local>
+void agree(MPI_Comm comm, Local&& local) {
+  int kind = 0;  // 1 invalid_argument, 2 unsupported, 3 any other error
+  std::string argument, problem;
+  const auto after_argument = [&](const std::string& text) {
+    const std::string marker = ": " + argument + ": ";
+    const auto at = text.find(marker);
+    return at == std::string::npos ? text : text.substr(at + marker.size());
+  };
+  try {
+    local();
+  } catch (const invalid_argument& failure) {
+    kind = 1;
+    argument = failure.argument();
+    problem = after_argument(failure.what());
+  } catch (const unsupported& failure) {
+    kind = 2;
+    argument = failure.argument();
+    problem = after_argument(failure.what());
+  } catch (const std::exception& failure) {
+    kind = 3;
+    problem = failure.what();
+  }
+  const int rank = rank_of(comm);
+  int mine = kind ? rank : INT_MAX, first = INT_MAX;
+  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (first == INT_MAX) return;
+  int header[3] = {kind, int(argument.size()), int(problem.size())};
+  check_mpi(MPI_Bcast(header, 3, MPI_INT, first, comm), "MPI_Bcast");
+  std::string text = argument + problem;
+  text.resize(std::size_t(header[1]) + std::size_t(header[2]));
+  check_mpi(MPI_Bcast(text.data(), int(text.size()), MPI_CHAR, first, comm), "MPI_Bcast");
+  argument = text.substr(0, header[1]);
+  problem = "rank " + std::to_string(first) + ": " + text.substr(header[1]);
+  if (header[0] == 1) throw invalid_argument(fn, argument, problem);
+  if (header[0] == 2) throw unsupported(fn, argument, problem);
+  throw error("kernwerk::mpi::nearest: " + problem);
+}
+
+// What must be the same on every rank: k, the point dimension and the options.
+inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dimension,
+                                  const nearest_options& options) {
+  const double mine[] = {double(k),
+                         double(dimension),
+                         double(options.metric),
+                         double(options.units),
+                         options.radius,
+                         double(options.method),
+                         double(options.implementation),
+                         double(options.memory_budget),
+                         double(options.strategy)};
+  constexpr int fields = sizeof mine / sizeof mine[0];
+  const char* names[fields] = {"indices",           "observations",           "options.metric",
+                               "options.units",     "options.radius",         "options.method",
+                               "options.implementation", "options.memory_budget", "options.strategy"};
+  const char* what[fields] = {"k", "coordinates per point", "", "", "", "", "", "", ""};
+  const auto text = [](double value) {
+    if (value == std::floor(value) && std::abs(value) < 1e18) return std::to_string(std::int64_t(value));
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.17g", value);
+    return std::string(digits);
+  };
+  std::vector<double> all(std::size_t(fields) * size_of(comm));
+  check_mpi(MPI_Allgather(mine, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, comm),
+            "MPI_Allgather");
+  for (std::size_t r = 1; r < all.size() / fields; ++r)
+    for (int f = 0; f < fields; ++f)
+      if (all[r * fields + f] != all[f])
+        throw invalid_argument(fn, names[f],
+                               std::string(*what[f] ? what[f] : "the value") +
+                                   " differs between ranks: " + text(all[f]) +
+                                   " on rank 0, " + text(all[r * fields + f]) +
+                                   " on rank " + std::to_string(r));
+}
+
+// References of every rank and their global offsets.
+struct shards {
+  std::vector<std::int64_t> count, offset;
+  std::int64_t total = 0;
+  std::int64_t largest() const { return *std::max_element(count.begin(), count.end()); }
+};
+inline shards gather_counts(MPI_Comm comm, std::int64_t mine) {
+  shards s;
+  s.count.resize(std::size_t(size_of(comm)));
+  check_mpi(MPI_Allgather(&mine, 1, MPI_INT64_T, s.count.data(), 1, MPI_INT64_T, comm),
+            "MPI_Allgather");
+  for (const auto c : s.count) {
+    s.offset.push_back(s.total);
+    s.total += c;
+  }
+  return s;
+}
+
+template <class ExecutionSpace>
+strategy_kind choose_strategy(const nearest_options& options, const shards& s) {
+  if (options.strategy != strategy_kind::automatic) return options.strategy;
+  using memory_space = typename ExecutionSpace::memory_space;
+  const std::size_t budget = options.memory_budget
+                                 ? options.memory_budget
+                                 : kernwerk::impl::default_memory_budget<ExecutionSpace>::bytes();
+  const double replicated = double(s.total) * (2 * sizeof(double) + 128) +
+                            double(kernwerk::impl::sphere_bvh<memory_space>::footprint(s.total));
+  return replicated <= double(budget) / 2 ? strategy_kind::replicate : strategy_kind::ring;
+}
+
+// This rank's references as rows of double (lat, lon) in `rows` (host memory).
+template <class References>
+void stage_references(const References& references, double* rows) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), references);
+  for (std::size_t j = 0; j < host.extent(0); ++j)
+    for (std::size_t d = 0; d < host.extent(1); ++d) rows[j * host.extent(1) + d] = double(host(j, d));
+}
+
+struct mpi_staging_purpose;
+template <class ExecutionSpace>
+using staging = kernwerk::impl::workspace<typename kernwerk::impl::staging_memory<ExecutionSpace>::type,
+                                          mpi_staging_purpose>;
+
+template <class ExecutionSpace>
+using point_rows = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
+using host_rows = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+// A datatype of one point (dimension doubles), so that counts stay below 2^31 for any set
+// the index takes.
+struct point_type {
+  MPI_Datatype type;
+  explicit point_type(int dimension) {
+    check_mpi(MPI_Type_contiguous(dimension, MPI_DOUBLE, &type), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  }
+  ~point_type() { MPI_Type_free(&type); }
+  point_type(const point_type&) = delete;
+  point_type& operator=(const point_type&) = delete;
+};
+
+template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
+void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
+               const References& references, const Indices& indices, const Distances& distances,
+               const nearest_options& options, const shards& s) {
+  const int dimension = int(references.extent(1)), ranks = size_of(comm);
+  const std::size_t total = std::size_t(s.total);
+  staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
+  double* all = memory.template take<double>(total * dimension);
+  const int rank = rank_of(comm);
+  stage_references(references, all + s.offset[rank] * dimension);
+  std::vector<int> counts(ranks), displacements(ranks);
+  for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
+  const point_type point(dimension);
+  check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
+                           displacements.data(), point.type, comm),
+            "MPI_Allgatherv");
+  if (observations.extent(0) == 0) return;
+  point_rows<ExecutionSpace> here(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
+                                  total, dimension);
+  Kokkos::deep_copy(space, here, host_rows(all, total, dimension));
+  kernwerk::nearest(space, observations, here, indices, distances, options);
+}
+
+template <class ExecutionSpace, class Observations, class Indices, class Distances>
+void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
+          const double* own, const Indices& indices, const Distances& distances,
+          const nearest_options& options, const shards& s, std::size_t k) {
+  using namespace kernwerk::impl;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
+  using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  const int ranks = size_of(comm), rank = rank_of(comm);
+  const int dimension = int(observations.extent(1));
+  const std::size_t n = observations.extent(0), largest = std::size_t(s.largest());
+  const int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
+
+  // Two host buffers (the shard going right, the one coming from the left) and two shards in
+  // the execution space's memory (the one searched, the next).
+  const std::size_t shard_doubles = largest * dimension;
+  staging<ExecutionSpace> memory(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
+  double* outgoing = memory.template take<double>(shard_doubles);
+  double* incoming = memory.template take<double>(shard_doubles);
+  std::copy(own, own + s.count[rank] * dimension, outgoing);
+  point_rows<ExecutionSpace> shard[2];
+  for (auto& view : shard)
+    view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
+                                      largest, dimension);
+  const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
+  Kokkos::deep_copy(space, Kokkos::subview(shard[0], rows(rank), Kokkos::ALL()),
+                    host_rows(outgoing, s.count[rank], dimension));
+
+  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+  index_matrix best_index("kernwerk::mpi::best_index", n, k), chunk_index("kernwerk::mpi::chunk_index", n, k);
+  key_matrix best_key("kernwerk::mpi::best_key", n, k), chunk_key("kernwerk::mpi::chunk_key", n, k);
+  const point_type point(dimension);
+  const bool haversine = options.metric == metric_kind::haversine;
+  nearest_report report;
+  int kept = 0;
+  for (int step = 0; step < ranks; ++step) {
+    const int owner = (rank - step + ranks) % ranks, next = (owner + ranks - 1) % ranks;
+    MPI_Request requests[2];
+    const bool passing = step + 1 < ranks;
+    if (passing) {
+      check_mpi(MPI_Irecv(incoming, int(s.count[next]), point.type, left, step, comm, &requests[0]),
+                "MPI_Irecv");
+      check_mpi(MPI_Isend(outgoing, int(s.count[owner]), point.type, right, step, comm, &requests[1]),
+                "MPI_Isend");
+    }
+    const std::size_t m = std::size_t(s.count[owner]);
+    if (n > 0 && m > 0) {  // queued on `space`: runs while the next shard travels
+      const int k_shard = int(std::min(k, m));
+      const auto run_rows = std::make_pair(std::size_t(0), n);
+      const auto columns = std::make_pair(0, k_shard);
+      const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
+      const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
+      const nearest_runner<ExecutionSpace> run{space, plan_nearest<ExecutionSpace>(options, n, m, k_shard),
+                                               haversine, radians_per_unit(options.units),
+                                               options.radius, &report};
+      run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
+          neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);
+      Kokkos::parallel_for("kernwerk::mpi::shard_merge", policy(space, 0, std::int64_t(n)),
+                           merge_chunk<index_matrix, key_matrix>{best_index, chunk_index, best_key,
+                                                                 chunk_key, int(k), k_shard, kept,
+                                                                 s.offset[owner]});
+      kept = std::min(int(k), kept + k_shard);
+    }
+    if (passing) {
+      check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+      std::swap(outgoing, incoming);
+      // The search of this step is done (it ran during the transfer), and with it every use
+      // of the shard to be overwritten and of the buffer the next step receives into.
+      space.fence();
+      Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
+                        host_rows(outgoing, s.count[next], dimension));
+    }
+  }
+  if (n == 0) return;
+  const auto written = std::make_pair(std::size_t(0), n);
+  const auto indices_out = first_rows(indices, written);
+  const auto distances_out = first_rows(distances, written);
+  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
+  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
+  const auto finish = [&](const auto& distance) {
+    using out_i = std::decay_t<decltype(indices_here)>;
+    using out_d = std::decay_t<decltype(distances_here)>;
+    Kokkos::parallel_for("kernwerk::mpi::finish", policy(space, 0, std::int64_t(n)),
+                         finish_chunk<index_matrix, key_matrix, std::decay_t<decltype(distance)>, out_i, out_d>{
+                             best_index, best_key, distance, indices_here, distances_here, 0, int(k)});
+  };
+  if (haversine)
+    finish(sphere_distance{options.radius});
+  else
+    finish(euclidean_distance{});
+  if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
+  if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
+  space.fence();
+}
+
+}  // namespace detail
+
+// For this rank's observations, the k nearest of all ranks' references (see the top of this
+// file); outputs as kernwerk::nearest's. Collective over `comm`: every rank calls it, with the
+// same options and k. Returns the strategy that ran.
+template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
+strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
+                      const References& references, const Indices& indices,
+                      const Distances& distances, const nearest_options& options = {}) {
+  using namespace kernwerk::impl;
+  require_point_view<Observations>();
+  require_point_view<References>();
+  require_output_views<Indices, Distances>();
+  scoped_region region("kernwerk::mpi::nearest");
+  const char* fn = detail::fn;
+  const std::size_t n = observations.extent(0);
+  const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
+  // Collective and the same on every rank: these throw everywhere or nowhere.
+  detail::check_same_everywhere(comm, k, observations.extent(1), options);
+  const detail::shards s = detail::gather_counts(comm, std::int64_t(references.extent(0)));
+  if (s.total == 0) throw invalid_argument(fn, "references", "empty on every rank");
+  detail::agree(comm, [&] {
+    check_sphere_options(fn, options.units, options.radius, options.metric);
+    check_point_shape(fn, "observations", observations, options.metric, true);
+    if (references.extent(1) != observations.extent(1))
+      throw invalid_argument(fn, "references",
+                             std::to_string(references.extent(1)) +
+                                 " coordinates per point, but observations have " +
+                                 std::to_string(observations.extent(1)));
+    check_point_shape(fn, "references", references, options.metric, true);
+    check_outputs(fn, indices, distances, n, std::size_t(s.total));
+    check_reference_count(fn, std::size_t(s.total));
+    require_disjoint(fn, "indices", indices, "observations", observations);
+    require_disjoint(fn, "indices", indices, "references", references);
+    require_disjoint(fn, "distances", distances, "observations", observations);
+    require_disjoint(fn, "distances", distances, "references", references);
+    plan_nearest<ExecutionSpace>(options, std::max<std::size_t>(n, 1), std::size_t(s.total), k);
+    if (n > 0) check_point_values(space, fn, "observations", observations, options.metric, options.units);
+    if (references.extent(0) > 0)
+      check_point_values(space, fn, "references", references, options.metric, options.units);
+  });
+  const strategy_kind strategy = detail::choose_strategy<ExecutionSpace>(options, s);
+  if (strategy == strategy_kind::replicate) {
+    detail::replicate(space, comm, observations, references, indices, distances, options, s);
+  } else {
+    std::vector<double> own(references.extent(0) * references.extent(1));
+    detail::stage_references(references, own.data());
+    detail::ring(space, comm, observations, own.data(), indices, distances, options, s, k);
+  }
+  return strategy;
+}
+
+}  // namespace kernwerk::mpi

@@ -1,0 +1,272 @@
+// kernwerk::mpi::nearest against the single-process kernwerk::nearest on the concatenated sets,
+// bit for bit, run by ctest under mpiexec with 1 to 4 ranks. Every rank makes the same global
+// sets from a seed and takes its share; shares are even, uneven, or empty on some ranks.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "execution_spaces.hpp"
+#include "kernwerk/mpi/nearest.hpp"
+#include "layouts.hpp"
+
+namespace {
+
+using namespace kernwerk;
+
+int rank_here() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+int ranks_here() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// Row-major host points (dimension columns).
+struct rows {
+  std::vector<double> values;
+  std::size_t dimension = 2;
+  std::size_t count() const { return values.size() / dimension; }
+  rows slice(std::size_t first, std::size_t last) const {
+    return {std::vector<double>(values.begin() + first * dimension, values.begin() + last * dimension),
+            dimension};
+  }
+};
+
+// [first, last) of `count` rows for each rank: `weights` gives each rank's share.
+std::pair<std::size_t, std::size_t> share(std::size_t count, const std::vector<double>& weights,
+                                          int rank) {
+  double total = 0, before = 0;
+  for (std::size_t r = 0; r < weights.size(); ++r) {
+    total += weights[r];
+    if (int(r) < rank) before += weights[r];
+  }
+  const auto at = [&](double w) { return std::size_t(std::llround(double(count) * w / total)); };
+  return {at(before), at(before + weights[rank])};
+}
+
+template <class Space>
+Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> on_space(const rows& points) {
+  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> view(
+      "points", points.count(), points.dimension);
+  Kokkos::deep_copy(view, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                              points.values.data(), points.count(), points.dimension));
+  return view;
+}
+
+struct answers {
+  std::vector<std::int64_t> indices;
+  std::vector<double> distances;
+};
+
+template <class Space>
+answers fetch(const Kokkos::View<std::int64_t**, typename Space::memory_space>& indices,
+              const Kokkos::View<double**, typename Space::memory_space>& distances) {
+  const auto i = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
+  const auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), distances);
+  answers a;
+  for (std::size_t r = 0; r < i.extent(0); ++r)
+    for (std::size_t q = 0; q < i.extent(1); ++q) {
+      a.indices.push_back(i(r, q));
+      a.distances.push_back(d(r, q));
+    }
+  return a;
+}
+
+// Runs the distributed call on this rank's shares and the single-process call on the whole
+// sets, and compares this rank's rows of both.
+template <class Space>
+void compare(const rows& observations, const rows& references, const std::vector<double>& observation_weights,
+             const std::vector<double>& reference_weights, std::size_t k, mpi::nearest_options options) {
+  using memory_space = typename Space::memory_space;
+  const int rank = rank_here();
+  const auto [o0, o1] = share(observations.count(), observation_weights, rank);
+  const auto [r0, r1] = share(references.count(), reference_weights, rank);
+  const auto mine = on_space<Space>(observations.slice(o0, o1));
+  const auto my_refs = on_space<Space>(references.slice(r0, r1));
+  Kokkos::View<std::int64_t**, memory_space> indices("indices", o1 - o0, k);
+  Kokkos::View<double**, memory_space> distances("distances", o1 - o0, k);
+  for (const auto strategy : {mpi::strategy_kind::replicate, mpi::strategy_kind::ring,
+                              mpi::strategy_kind::automatic}) {
+    CAPTURE(std::string(mpi::to_string(strategy)));
+    options.strategy = strategy;
+    Kokkos::deep_copy(indices, -1);
+    const auto ran = mpi::nearest(Space(), MPI_COMM_WORLD, mine, my_refs, indices, distances, options);
+    CHECK((strategy == mpi::strategy_kind::automatic || ran == strategy));
+    const answers got = fetch<Space>(indices, distances);
+
+    Kokkos::View<std::int64_t**, memory_space> all_indices("all_indices", o1 - o0, k);
+    Kokkos::View<double**, memory_space> all_distances("all_distances", o1 - o0, k);
+    if (o1 > o0)
+      kernwerk::nearest(Space(), mine, on_space<Space>(references), all_indices, all_distances,
+                        static_cast<const kernwerk::nearest_options&>(options));
+    const answers want = fetch<Space>(all_indices, all_distances);
+    CHECK(got.indices == want.indices);
+    CHECK(got.distances == want.distances);
+  }
+}
+
+rows sphere_layout(const std::string& name, std::size_t n, std::size_t m, bool observations) {
+  const auto pair = layouts::make(name, n, m, 17);
+  return {observations ? pair.observations : pair.references, 2};
+}
+
+// Poles, the date line, antipodes and duplicates that fall on different ranks.
+rows adversarial(std::size_t copies) {
+  rows points;
+  for (std::size_t c = 0; c < copies; ++c)
+    for (double lon : {-M_PI, -M_PI / 2, 0.0, 1e-12, M_PI / 2, M_PI}) {
+      points.values.insert(points.values.end(), {M_PI / 2, lon});
+      points.values.insert(points.values.end(), {-M_PI / 2, lon});
+      points.values.insert(points.values.end(), {0.3, lon});
+      points.values.insert(points.values.end(), {-0.3, lon - 1e-9});
+    }
+  return points;
+}
+
+std::vector<double> even() { return std::vector<double>(ranks_here(), 1.0); }
+std::vector<double> uneven() {
+  std::vector<double> w;
+  for (int r = 0; r < ranks_here(); ++r) w.push_back(r + 1.0);
+  return w;
+}
+// Every other rank empty (rank 0 keeps a share).
+std::vector<double> gaps() {
+  std::vector<double> w;
+  for (int r = 0; r < ranks_here(); ++r) w.push_back(r % 2 == 0 ? 1.0 : 0.0);
+  return w;
+}
+// Everything on the last rank.
+std::vector<double> last_only() {
+  std::vector<double> w(ranks_here(), 0.0);
+  w.back() = 1.0;
+  return w;
+}
+
+TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: the single-process answer on every layout and share", Space,
+                          layouts_and_shares) {
+  for (const std::string layout : {"uniform", "cap-1e-2", "ring", "duplicates", "polar"}) {
+    const rows observations = sphere_layout(layout, 1500, 900, true);
+    const rows references = sphere_layout(layout, 1500, 900, false);
+    for (const std::size_t k : {std::size_t(1), std::size_t(8)}) {
+      CAPTURE(layout);
+      CAPTURE(k);
+      compare<Space>(observations, references, even(), even(), k, {});
+      compare<Space>(observations, references, uneven(), gaps(), k, {});
+      compare<Space>(observations, references, gaps(), last_only(), k, {});
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(layouts_and_shares, kernwerk::test::enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: poles, the date line and duplicates across ranks", Space,
+                          adversarial_sets) {
+  const rows references = adversarial(3);  // each point 3 times, on different ranks
+  const rows observations = adversarial(1);
+  for (const std::size_t k : {std::size_t(1), std::size_t(8)}) {
+    CAPTURE(k);
+    compare<Space>(observations, references, even(), even(), k, {});
+    compare<Space>(observations, references, last_only(), uneven(), k, {});
+  }
+  mpi::nearest_options degrees;
+  degrees.units = angle_unit::degrees;
+  degrees.radius = 6371.0;
+  rows in_degrees = references;
+  for (auto& v : in_degrees.values) v *= 180.0 / M_PI;
+  compare<Space>(in_degrees, in_degrees, uneven(), even(), 8, degrees);
+}
+TEST_CASE_TEMPLATE_APPLY(adversarial_sets, kernwerk::test::enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: euclidean points, brute force by method", Space, euclidean) {
+  rows observations{{}, 3}, references{{}, 3};
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int i = 0; i < 700 * 3; ++i) observations.values.push_back(uniform(random));
+  for (int i = 0; i < 400 * 3; ++i) references.values.push_back(uniform(random));
+  mpi::nearest_options options;
+  options.metric = metric_kind::euclidean;
+  options.method = method_kind::brute;
+  compare<Space>(observations, references, uneven(), gaps(), 8, options);
+}
+TEST_CASE_TEMPLATE_APPLY(euclidean, kernwerk::test::enabled_spaces);
+
+// A bad point on the last rank only: every rank throws the same error naming that rank and the
+// point, and no rank writes an output.
+TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: bad input on one rank fails on every rank", Space, bad_input) {
+  using memory_space = typename Space::memory_space;
+  const int rank = rank_here(), last = ranks_here() - 1;
+  rows observations = sphere_layout("uniform", 40, 30, true);
+  const rows references = sphere_layout("uniform", 40, 30, false);
+  if (rank == last) observations.values[2 * 5 + 1] = std::numeric_limits<double>::quiet_NaN();
+  const auto obs = on_space<Space>(observations);
+  const auto refs = on_space<Space>(references);
+  Kokkos::View<std::int64_t**, memory_space> indices("indices", 40, 2);
+  Kokkos::View<double**, memory_space> distances("distances", 40, 2);
+  const auto expect = [&](const std::function<void()>& call, const std::string& argument,
+                          const std::string& text) {
+    Kokkos::deep_copy(indices, -3);
+    std::string what;
+    try {
+      call();
+    } catch (const invalid_argument& failure) {
+      CHECK(failure.argument() == argument);
+      what = failure.what();
+    }
+    CAPTURE(what);
+    CHECK(what.find(text) != std::string::npos);
+    // Every rank has the same message.
+    const int length = int(what.size());
+    int longest = 0, shortest = 0;
+    MPI_Allreduce(&length, &longest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&length, &shortest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    CHECK(longest == shortest);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
+    for (std::size_t i = 0; i < host.extent(0); ++i) CHECK(host(i, 0) == -3);
+  };
+  for (const auto strategy : {mpi::strategy_kind::replicate, mpi::strategy_kind::ring}) {
+    mpi::nearest_options options;
+    options.strategy = strategy;
+    expect([&] { mpi::nearest(Space(), MPI_COMM_WORLD, obs, refs, indices, distances, options); },
+           "observations", "kernwerk::mpi::nearest: observations: rank " + std::to_string(last) + ": point 5");
+  }
+  // k differs between ranks.
+  Kokkos::View<std::int64_t**, memory_space> more("more", 40, rank == last ? 3 : 2);
+  Kokkos::View<double**, memory_space> more_distances("more", 40, rank == last ? 3 : 2);
+  if (ranks_here() > 1)
+    expect([&] { mpi::nearest(Space(), MPI_COMM_WORLD, on_space<Space>(references), refs, more, more_distances); },
+           "indices", "k differs between ranks");
+  // No references on any rank.
+  const auto none = on_space<Space>(rows{});
+  expect([&] { mpi::nearest(Space(), MPI_COMM_WORLD, refs, none, indices, distances); }, "references",
+         "empty on every rank");
+}
+TEST_CASE_TEMPLATE_APPLY(bad_input, kernwerk::test::enabled_spaces);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    doctest::Context context(argc, argv);
+    if (rank_here() != 0) context.setOption("out", "/dev/null");  // one report, from rank 0
+    status = context.run();
+  }
+  // A failure on any rank fails the run.
+  int worst = 0;
+  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}

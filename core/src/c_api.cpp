@@ -121,19 +121,7 @@ kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const vo
                                  {"distances", distances}})
       require_location(fn, name, pointer, memory);
     kernwerk::nearest_options cpp;
-    if (options) {
-      require(options->metric == 0 || options->metric == 1, fn, "options->metric", "is not 0 or 1");
-      require(options->method >= 0 && options->method <= 2, fn, "options->method", "is not 0, 1 or 2");
-      require(options->implementation >= 0 && options->implementation <= 2, fn,
-              "options->implementation", "is not 0, 1 or 2");
-      require(options->memory_budget >= 0, fn, "options->memory_budget", "must not be negative");
-      cpp.metric = options->metric == 0 ? kernwerk::metric_kind::haversine : kernwerk::metric_kind::euclidean;
-      cpp.units = options->degrees ? kernwerk::angle_unit::degrees : kernwerk::angle_unit::radians;
-      cpp.radius = options->radius;
-      cpp.method = kernwerk::method_kind(options->method);
-      cpp.implementation = kernwerk::implementation_kind(options->implementation);
-      cpp.memory_budget = std::size_t(options->memory_budget);
-    }
+    convert_nearest_options(fn, options, cpp);
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
       with_type(fn, type, [&](auto tag) {

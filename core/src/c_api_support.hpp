@@ -16,6 +16,7 @@
 
 #include "kernwerk/cg.hpp"  // kernwerk::not_converged
 #include "kernwerk/error.hpp"
+#include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::c_api {
 
@@ -90,6 +91,23 @@ inline void require_location(const char* function, const char* argument, const v
   (void)argument;
   (void)memory;
 #endif
+}
+
+// kernwerk::nearest_options from the C struct (NULL: the defaults), each field checked.
+inline void convert_nearest_options(const char* function, const kw_nearest_options* options,
+                                    kernwerk::nearest_options& cpp) {
+  if (!options) return;
+  require(options->metric == 0 || options->metric == 1, function, "options->metric", "is not 0 or 1");
+  require(options->method >= 0 && options->method <= 2, function, "options->method", "is not 0, 1 or 2");
+  require(options->implementation >= 0 && options->implementation <= 2, function,
+          "options->implementation", "is not 0, 1 or 2");
+  require(options->memory_budget >= 0, function, "options->memory_budget", "must not be negative");
+  cpp.metric = options->metric == 0 ? kernwerk::metric_kind::haversine : kernwerk::metric_kind::euclidean;
+  cpp.units = options->degrees ? kernwerk::angle_unit::degrees : kernwerk::angle_unit::radians;
+  cpp.radius = options->radius;
+  cpp.method = kernwerk::method_kind(options->method);
+  cpp.implementation = kernwerk::implementation_kind(options->implementation);
+  cpp.memory_budget = std::size_t(options->memory_budget);
 }
 
 // Calls action(space) with the execution space of `memory`.

@@ -70,9 +70,9 @@ inline int size_of(MPI_Comm comm) {
 }
 
 // Runs `local` on every rank. Where it throws on any rank, every rank throws the error of the
-// lowest such rank, with that rank named in the problem.
+// lowest such rank, as an error of `function` with that rank named in the problem.
 template <class Local>
-void agree(MPI_Comm comm, Local&& local) {
+void agree(MPI_Comm comm, const char* function, Local&& local) {
   int kind = 0;  // 1 invalid_argument, 2 unsupported, 3 any other error
   std::string argument, problem;
   const auto after_argument = [&](const std::string& text) {
@@ -105,9 +105,9 @@ void agree(MPI_Comm comm, Local&& local) {
   check_mpi(MPI_Bcast(text.data(), int(text.size()), MPI_CHAR, first, comm), "MPI_Bcast");
   argument = text.substr(0, header[1]);
   problem = "rank " + std::to_string(first) + ": " + text.substr(header[1]);
-  if (header[0] == 1) throw invalid_argument(fn, argument, problem);
-  if (header[0] == 2) throw unsupported(fn, argument, problem);
-  throw error("kernwerk::mpi::nearest: " + problem);
+  if (header[0] == 1) throw invalid_argument(function, argument, problem);
+  if (header[0] == 2) throw unsupported(function, argument, problem);
+  throw error("kernwerk::" + std::string(function) + ": " + problem);
 }
 
 // What must be the same on every rank: k, the point dimension and the options.
@@ -346,7 +346,7 @@ strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observat
   detail::check_same_everywhere(comm, k, observations.extent(1), options);
   const detail::shards s = detail::gather_counts(comm, std::int64_t(references.extent(0)));
   if (s.total == 0) throw invalid_argument(fn, "references", "empty on every rank");
-  detail::agree(comm, [&] {
+  detail::agree(comm, fn, [&] {
     check_sphere_options(fn, options.units, options.radius, options.metric);
     check_point_shape(fn, "observations", observations, options.metric, true);
     if (references.extent(1) != observations.extent(1))

@@ -1,0 +1,57 @@
+// kw_nearest_mpi: the C face of kernwerk::mpi::nearest. Its own argument checks are agreed on by
+// every rank before the collective call, so that a bad pointer on one rank fails them all.
+#include "kernwerk_mpi.h"
+
+#include "c_api_support.hpp"
+#include "kernwerk/mpi/nearest.hpp"
+
+using namespace kernwerk::c_api;
+
+extern "C" {
+
+kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
+                         int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
+                         void* distances, const kw_nearest_options* options, kw_strategy strategy,
+                         MPI_Comm comm) {
+  constexpr const char* fn = "kw_nearest_mpi";
+  return guarded(fn, [&] {
+    kernwerk::mpi::nearest_options cpp;
+    kernwerk::mpi::detail::agree(comm, fn, [&] {
+      require_count(fn, "n", n);
+      require_count(fn, "m", m);
+      require(dimension >= 1, fn, "dimension", "must be at least 1");
+      require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+      require_pointer(fn, "observations", observations, n);
+      require_pointer(fn, "references", references, m);
+      require_pointer(fn, "indices", indices, n);
+      require_pointer(fn, "distances", distances, n);
+      for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
+                                   {"references", references}, {"indices", indices},
+                                   {"distances", distances}})
+        require_location(fn, name, pointer, memory);
+      convert_nearest_options(fn, options, cpp);
+      require(strategy >= KW_STRATEGY_AUTO && strategy <= KW_STRATEGY_RING, fn, "strategy",
+              "is not KW_STRATEGY_AUTO, KW_STRATEGY_REPLICATE or KW_STRATEGY_RING");
+      cpp.strategy = kernwerk::mpi::strategy_kind(strategy);
+      with_space(fn, memory, [](auto) {});
+      with_type(fn, type, [](auto) {});
+    });
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      with_type(fn, type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using memory_space = typename Space::memory_space;
+        using points = Kokkos::View<const T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
+        kernwerk::mpi::nearest(
+            space, comm, points(static_cast<const T*>(observations), n, dimension),
+            points(static_cast<const T*>(references), m, dimension),
+            Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(indices, n, k),
+            Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                static_cast<T*>(distances), n, k),
+            cpp);
+      });
+    });
+  });
+}
+
+}  // extern "C"

@@ -108,18 +108,8 @@ kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const vo
                      void* distances, const kw_nearest_options* options) {
   constexpr const char* fn = "kw_nearest";
   return guarded(fn, [&] {
-    require_count(fn, "n", n);
-    require_count(fn, "m", m);
-    require(dimension >= 1, fn, "dimension", "must be at least 1");
-    require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
-    require_pointer(fn, "observations", observations, n);
-    require_pointer(fn, "references", references, m);
-    require_pointer(fn, "indices", indices, n);
-    require_pointer(fn, "distances", distances, n);
-    for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
-                                 {"references", references}, {"indices", indices},
-                                 {"distances", distances}})
-      require_location(fn, name, pointer, memory);
+    require_nearest_arguments(fn, memory, dimension, observations, n, references, m, k, indices,
+                              distances);
     kernwerk::nearest_options cpp;
     convert_nearest_options(fn, options, cpp);
     with_space(fn, memory, [&](auto space) {

@@ -17,18 +17,8 @@ kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, cons
   return guarded(fn, [&] {
     kernwerk::mpi::nearest_options cpp;
     kernwerk::mpi::detail::agree(comm, fn, [&] {
-      require_count(fn, "n", n);
-      require_count(fn, "m", m);
-      require(dimension >= 1, fn, "dimension", "must be at least 1");
-      require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
-      require_pointer(fn, "observations", observations, n);
-      require_pointer(fn, "references", references, m);
-      require_pointer(fn, "indices", indices, n);
-      require_pointer(fn, "distances", distances, n);
-      for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
-                                   {"references", references}, {"indices", indices},
-                                   {"distances", distances}})
-        require_location(fn, name, pointer, memory);
+      require_nearest_arguments(fn, memory, dimension, observations, n, references, m, k, indices,
+                                distances);
       convert_nearest_options(fn, options, cpp);
       require(strategy >= KW_STRATEGY_AUTO && strategy <= KW_STRATEGY_RING, fn, "strategy",
               "is not KW_STRATEGY_AUTO, KW_STRATEGY_REPLICATE or KW_STRATEGY_RING");

@@ -93,6 +93,25 @@ inline void require_location(const char* function, const char* argument, const v
 #endif
 }
 
+// The sizes and pointers of a nearest-neighbour call (kw_nearest, kw_nearest_mpi).
+inline void require_nearest_arguments(const char* fn, kw_memory memory, int64_t dimension,
+                                      const void* observations, int64_t n, const void* references,
+                                      int64_t m, int64_t k, const int64_t* indices,
+                                      const void* distances) {
+  require_count(fn, "n", n);
+  require_count(fn, "m", m);
+  require(dimension >= 1, fn, "dimension", "must be at least 1");
+  require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+  require_pointer(fn, "observations", observations, n);
+  require_pointer(fn, "references", references, m);
+  require_pointer(fn, "indices", indices, n);
+  require_pointer(fn, "distances", distances, n);
+  for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
+                               {"references", references}, {"indices", indices},
+                               {"distances", distances}})
+    require_location(fn, name, pointer, memory);
+}
+
 // kernwerk::nearest_options from the C struct (NULL: the defaults), each field checked.
 inline void convert_nearest_options(const char* function, const kw_nearest_options* options,
                                     kernwerk::nearest_options& cpp) {

@@ -6,8 +6,44 @@
 ! the message). Without it, a failure stops the program with the message, as Fortran users
 ! expect. Outputs are intent(inout): a failed call leaves them as they were. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
 ! and 0-based from kw_nearest_device (they stay where the GPU wrote them).
+
+! What the Fortran modules share (kernwerk, kernwerk_mpi): the C struct of nearest-neighbour
+! options (kw_nearest_options) and its filling from the procedures' optional arguments.
+module kernwerk_nearest_options
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: real64
+  implicit none
+  private
+  public :: nearest_options_c, options_of
+
+  type, bind(C) :: nearest_options_c
+    integer(c_int) :: metric, degrees
+    real(c_double) :: radius
+    integer(c_int) :: method, implementation
+    integer(c_int64_t) :: memory_budget
+  end type
+
+contains
+
+  function options_of(degrees, radius, euclidean) result(options)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    type(nearest_options_c) :: options
+    options = nearest_options_c(0, 0, 1.0_c_double, 0, 0, 0_c_int64_t)
+    if (present(degrees)) then
+      if (degrees) options%degrees = 1
+    end if
+    if (present(euclidean)) then
+      if (euclidean) options%metric = 1
+    end if
+    if (present(radius)) options%radius = radius
+  end function
+
+end module kernwerk_nearest_options
+
 module kernwerk
   use, intrinsic :: iso_c_binding
+  use kernwerk_nearest_options
   use, intrinsic :: iso_fortran_env, only: real32, real64, int64
   implicit none
   private
@@ -29,13 +65,6 @@ module kernwerk
     private
     type(c_ptr) :: handle = c_null_ptr
     integer(c_int) :: type = KW_FLOAT64, memory = 0
-  end type
-
-  type, bind(C) :: nearest_options_c
-    integer(c_int) :: metric, degrees
-    real(c_double) :: radius
-    integer(c_int) :: method, implementation
-    integer(c_int64_t) :: memory_budget
   end type
 
   type, bind(C) :: cg_result_c
@@ -217,20 +246,6 @@ contains
     integer, intent(out), optional :: stat
     call finish(c_finalize(), stat)
   end subroutine
-
-  function options_of(degrees, radius, euclidean) result(options)
-    logical, intent(in), optional :: degrees, euclidean
-    real(real64), intent(in), optional :: radius
-    type(nearest_options_c) :: options
-    options = nearest_options_c(0, 0, 1.0_c_double, 0, 0, 0_c_int64_t)
-    if (present(degrees)) then
-      if (degrees) options%degrees = 1
-    end if
-    if (present(euclidean)) then
-      if (euclidean) options%metric = 1
-    end if
-    if (present(radius)) options%radius = radius
-  end function
 
   ! observations(dimension, n), references(dimension, m): one point per column (latitude,
   ! longitude for haversine). indices(k, n) 1-based, distances(k, n): nearest first.

@@ -29,6 +29,15 @@ kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, cons
                          void* distances, const kw_nearest_options* options, kw_strategy strategy,
                          MPI_Comm comm);
 
+/* For the Fortran module kernwerk_mpi: the same with a Fortran communicator (MPI_Comm_f2c)
+ * and the array shapes it checks on every rank alike. */
+kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimension,
+                                 const void* observations, int64_t n, int64_t reference_dimension,
+                                 const void* references, int64_t m, int64_t k, int64_t index_columns,
+                                 int64_t* indices, int64_t distance_rows, int64_t distance_columns,
+                                 void* distances, const kw_nearest_options* options, int strategy,
+                                 MPI_Fint comm);
+
 #ifdef __cplusplus
 }
 #endif

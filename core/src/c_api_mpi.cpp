@@ -7,16 +7,19 @@
 
 using namespace kernwerk::c_api;
 
-extern "C" {
+namespace {
 
-kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
-                         int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
-                         void* distances, const kw_nearest_options* options, kw_strategy strategy,
-                         MPI_Comm comm) {
-  constexpr const char* fn = "kw_nearest_mpi";
+// kw_nearest_mpi, with `shapes` (the Fortran module's array shapes) checked among the
+// arguments every rank agrees on.
+template <class Shapes>
+kw_status nearest_mpi(const char* fn, kw_type type, kw_memory memory, int64_t dimension,
+                      const void* observations, int64_t n, const void* references, int64_t m,
+                      int64_t k, int64_t* indices, void* distances, const kw_nearest_options* options,
+                      kw_strategy strategy, MPI_Comm comm, const Shapes& shapes) {
   return guarded(fn, [&] {
     kernwerk::mpi::nearest_options cpp;
     kernwerk::mpi::detail::agree(comm, fn, [&] {
+      shapes();
       require_nearest_arguments(fn, memory, dimension, observations, n, references, m, k, indices,
                                 distances);
       convert_nearest_options(fn, options, cpp);
@@ -41,6 +44,38 @@ kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, cons
             cpp);
       });
     });
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
+                         int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
+                         void* distances, const kw_nearest_options* options, kw_strategy strategy,
+                         MPI_Comm comm) {
+  return nearest_mpi("kw_nearest_mpi", type, memory, dimension, observations, n, references, m, k,
+                     indices, distances, options, strategy, comm, [] {});
+}
+
+kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimension,
+                                 const void* observations, int64_t n, int64_t reference_dimension,
+                                 const void* references, int64_t m, int64_t k, int64_t index_columns,
+                                 int64_t* indices, int64_t distance_rows, int64_t distance_columns,
+                                 void* distances, const kw_nearest_options* options, int strategy,
+                                 MPI_Fint comm) {
+  constexpr const char* fn = "kw_nearest_mpi";
+  return nearest_mpi(fn, type, memory, dimension, observations, n, references, m, k, indices,
+                     distances, options, kw_strategy(strategy), MPI_Comm_f2c(comm), [&] {
+    require(reference_dimension == dimension, fn, "references",
+            std::to_string(reference_dimension) + " coordinates per point, observations have " +
+                std::to_string(dimension));
+    require(index_columns == n, fn, "indices",
+            "has " + std::to_string(index_columns) + " columns for " + std::to_string(n) + " observations");
+    require(distance_rows == k && distance_columns == n, fn, "distances",
+            "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
+                ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
   });
 }
 

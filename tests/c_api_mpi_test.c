@@ -32,7 +32,9 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  check(kw_initialize() == KW_SUCCESS, "kw_initialize");
+  check(kw_initialize_mpi(MPI_COMM_WORLD) == KW_SUCCESS, "kw_initialize_mpi");
+  check(kw_is_initialized(), "Kokkos initialised");
+  check(kw_initialize_mpi(MPI_COMM_WORLD) == KW_SUCCESS, "kw_initialize_mpi again: nothing to do");
   enum { N = 300, M = 200, K = 3 };
   static double obs[2 * N], ref[2 * M], dist[N * K], want_dist[N * K];
   static int64_t idx[N * K], want_idx[N * K];

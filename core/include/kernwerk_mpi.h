@@ -24,6 +24,11 @@ typedef enum kw_strategy {
   KW_STRATEGY_RING = 2       /* pass the reference shards around the ranks */
 } kw_strategy;
 
+/* kw_initialize for an MPI program: one GPU per rank, the node-local rank (MPI_Comm_split_type
+ * over comm) modulo the GPUs the process sees. Collective over comm. Where the application has
+ * initialised Kokkos already, its choice stands. kw_finalize undoes it. */
+kw_status kw_initialize_mpi(MPI_Comm comm);
+
 kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
                          int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                          void* distances, const kw_nearest_options* options, kw_strategy strategy,

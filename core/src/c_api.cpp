@@ -36,6 +36,40 @@ bool initialised_here = false;
 
 }  // namespace
 
+// GPUs this process sees (0 in a host-only build).
+static int device_count() {
+  int count = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+#elif defined(KOKKOS_ENABLE_HIP)
+  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
+#endif
+  return count;
+}
+
+kw_status kernwerk::c_api::initialize(const char* function, int local_rank) {
+  std::lock_guard<std::mutex> lock(lifetime);
+  if (Kokkos::is_initialized()) return KW_SUCCESS;  // the application's Kokkos, on its device
+  try {
+    const int devices = local_rank >= 0 ? device_count() : 0;
+    if (devices > 0) {
+#if KOKKOS_VERSION >= 30700
+      Kokkos::initialize(Kokkos::InitializationSettings().set_device_id(local_rank % devices));
+#else
+      Kokkos::InitArguments arguments;
+      arguments.device_id = local_rank % devices;
+      Kokkos::initialize(arguments);
+#endif
+    } else {
+      Kokkos::initialize();
+    }
+    initialised_here = true;
+    return KW_SUCCESS;
+  } catch (const std::exception& e) {
+    return fail(KW_INTERNAL_ERROR, std::string(function) + ": " + e.what());
+  }
+}
+
 std::string& kernwerk::c_api::last_error() {
   thread_local std::string text;
   return text;
@@ -76,17 +110,7 @@ kw_status kw_report_invalid_argument(const char* function, const char* argument,
                                        .what());
 }
 
-kw_status kw_initialize(void) {
-  std::lock_guard<std::mutex> lock(lifetime);
-  if (Kokkos::is_initialized()) return KW_SUCCESS;
-  try {
-    Kokkos::initialize();
-    initialised_here = true;
-    return KW_SUCCESS;
-  } catch (const std::exception& e) {
-    return fail(KW_INTERNAL_ERROR, std::string("kw_initialize: ") + e.what());
-  }
-}
+kw_status kw_initialize(void) { return kernwerk::c_api::initialize("kw_initialize", -1); }
 
 kw_status kw_finalize(void) {
   std::lock_guard<std::mutex> lock(lifetime);

@@ -51,6 +51,18 @@ kw_status nearest_mpi(const char* fn, kw_type type, kw_memory memory, int64_t di
 
 extern "C" {
 
+kw_status kw_initialize_mpi(MPI_Comm comm) {
+  constexpr const char* fn = "kw_initialize_mpi";
+  if (Kokkos::is_initialized()) return KW_SUCCESS;
+  MPI_Comm node;
+  int local_rank = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return fail(KW_INTERNAL_ERROR, std::string(fn) + ": MPI_Comm_split_type failed");
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  return initialize(fn, local_rank);
+}
+
 kw_status kw_nearest_mpi(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
                          int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                          void* distances, const kw_nearest_options* options, kw_strategy strategy,

@@ -12,6 +12,8 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <hip/hip_runtime.h>
 #endif
 
 #include "kernwerk/cg.hpp"  // kernwerk::not_converged
@@ -24,6 +26,10 @@ using kernwerk::invalid_argument;
 
 // The calling thread's last error message.
 std::string& last_error();
+
+// Initialises Kokkos unless the application has: on GPU local_rank modulo the GPUs this process
+// sees, or Kokkos' default device where local_rank is negative. kw_finalize undoes it.
+kw_status initialize(const char* function, int local_rank);
 
 inline kw_status fail(kw_status status, const std::string& message) {
   last_error() = message;

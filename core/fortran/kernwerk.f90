@@ -7,14 +7,15 @@
 ! expect. Outputs are intent(inout): a failed call leaves them as they were. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
 ! and 0-based from kw_nearest_device (they stay where the GPU wrote them).
 
-! What the Fortran modules share (kernwerk, kernwerk_mpi): the C struct of nearest-neighbour
-! options (kw_nearest_options) and its filling from the procedures' optional arguments.
-module kernwerk_nearest_options
+! What the Fortran modules share (kernwerk, kernwerk_mpi): the last error's message, the
+! handling of a status (`stat` or a stop), the C struct of nearest-neighbour options
+! (kw_nearest_options) and its filling from the procedures' optional arguments.
+module kernwerk_support
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real64
   implicit none
   private
-  public :: nearest_options_c, options_of
+  public :: kw_last_error, finish, nearest_options_c, options_of
 
   type, bind(C) :: nearest_options_c
     integer(c_int) :: metric, degrees
@@ -23,7 +24,41 @@ module kernwerk_nearest_options
     integer(c_int64_t) :: memory_budget
   end type
 
+  interface
+    type(c_ptr) function c_last_error() bind(C, name="kw_last_error")
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: text
+    end function
+  end interface
+
 contains
+
+  ! The message of this thread's last failed call.
+  function kw_last_error() result(message)
+    character(len=:), allocatable :: message
+    character(kind=c_char), pointer :: characters(:)
+    type(c_ptr) :: pointer
+    integer :: length
+    pointer = c_last_error()
+    length = int(c_strlen(pointer))
+    call c_f_pointer(pointer, characters, [length])
+    allocate(character(len=length) :: message)
+    if (length > 0) message = transfer(characters, message)
+  end function
+
+  ! Hands the status to `stat` when present; otherwise stops on failure with the message.
+  subroutine finish(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (present(stat)) then
+      stat = int(status)
+    else if (status /= 0_c_int) then  ! KW_SUCCESS
+      error stop "kernwerk: " // kw_last_error()
+    end if
+  end subroutine
 
   function options_of(degrees, radius, euclidean) result(options)
     logical, intent(in), optional :: degrees, euclidean
@@ -39,11 +74,11 @@ contains
     if (present(radius)) options%radius = radius
   end function
 
-end module kernwerk_nearest_options
+end module kernwerk_support
 
 module kernwerk
   use, intrinsic :: iso_c_binding
-  use kernwerk_nearest_options
+  use kernwerk_support
   use, intrinsic :: iso_fortran_env, only: real32, real64, int64
   implicit none
   private
@@ -78,13 +113,6 @@ module kernwerk
     end function
     integer(c_int) function c_finalize() bind(C, name="kw_finalize")
       import :: c_int
-    end function
-    type(c_ptr) function c_last_error() bind(C, name="kw_last_error")
-      import :: c_ptr
-    end function
-    integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
-      import :: c_size_t, c_ptr
-      type(c_ptr), value :: text
     end function
     integer(c_int) function c_invalid(function, argument, problem) bind(C, name="kw_report_invalid_argument")
       import :: c_int, c_char
@@ -198,30 +226,6 @@ module kernwerk
   end interface
 
 contains
-
-  ! The message of this thread's last failed call.
-  function kw_last_error() result(message)
-    character(len=:), allocatable :: message
-    character(kind=c_char), pointer :: characters(:)
-    type(c_ptr) :: pointer
-    integer :: length
-    pointer = c_last_error()
-    length = int(c_strlen(pointer))
-    call c_f_pointer(pointer, characters, [length])
-    allocate(character(len=length) :: message)
-    if (length > 0) message = transfer(characters, message)
-  end function
-
-  ! Hands the status to `stat` when present; otherwise stops on failure with the message.
-  subroutine finish(status, stat)
-    integer(c_int), intent(in) :: status
-    integer, intent(out), optional :: stat
-    if (present(stat)) then
-      stat = int(status)
-    else if (status /= KW_SUCCESS) then
-      error stop "kernwerk: " // kw_last_error()
-    end if
-  end subroutine
 
   ! Records a shape problem the C interface cannot see, as its own errors read.
   integer(c_int) function invalid(function, argument, problem)

@@ -8,8 +8,8 @@
 module kernwerk_mpi
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real32, real64, int64
-  use kernwerk, only: KW_SUCCESS, KW_FLOAT32, KW_FLOAT64, kw_last_error
-  use kernwerk_nearest_options
+  use kernwerk, only: KW_SUCCESS, KW_FLOAT32, KW_FLOAT64
+  use kernwerk_support
   implicit none
   private
 
@@ -101,11 +101,7 @@ contains
                            size(indices, 2, int64), index_data, distance_shape(1), distance_shape(2), &
                            distances, options, chosen, int(comm, c_int))
     if (status == KW_SUCCESS) indices = indices + 1
-    if (present(stat)) then
-      stat = int(status)
-    else if (status /= KW_SUCCESS) then
-      error stop "kernwerk: " // kw_last_error()
-    end if
+    call finish(status, stat)
   end subroutine
 
 end module kernwerk_mpi

@@ -101,9 +101,7 @@ struct observation_bounds {
 
 // Cells of `frame` a box spans along its longest axis.
 inline double spans_cells(const box3& box, const morton_frame& frame) {
-  double extent = 0;
-  for (int a = 0; a < 3; ++a) extent = std::max(extent, box.bound[a + 3] - box.bound[a]);
-  return extent * frame.scale;
+  return box.longest_side() * frame.scale;
 }
 inline constexpr double min_spanned_cells = 8;
 
@@ -310,7 +308,7 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
     using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
     using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
     const int bits = observation_cell_bits(bvh.size);
-    const std::int64_t cells = std::int64_t(1) << (3 * bits);
+    const std::int64_t cells = observation_cells(bvh.size);
     box3 bounds;
     const std::int64_t samples = std::min(n, observation_bounds_sample);
     Kokkos::parallel_reduce("kernwerk::nearest::observation_bounds", policy(space, 0, samples),

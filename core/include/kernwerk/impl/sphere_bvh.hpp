@@ -45,6 +45,12 @@ struct box3 {
       bound[a + 3] = other.bound[a + 3] > bound[a + 3] ? other.bound[a + 3] : bound[a + 3];
     }
   }
+  // The box's extent along its longest axis.
+  double longest_side() const {
+    double extent = 0;
+    for (int a = 0; a < 3; ++a) extent = std::max(extent, bound[a + 3] - bound[a]);
+    return extent;
+  }
 };
 
 // Kokkos reducer: the box of all points.
@@ -98,8 +104,7 @@ struct morton_frame {
   }
   // The cube of side 2^bits cells around a box.
   static morton_frame around(const box3& box, int bits) {
-    double extent = 0;
-    for (int a = 0; a < 3; ++a) extent = std::max(extent, box.bound[a + 3] - box.bound[a]);
+    const double extent = box.longest_side();
     morton_frame frame{{box.bound[0], box.bound[1], box.bound[2]}, 0.0, bits};
     // Rounding of the scale may put the top point one cell high; cell() clamps it.
     frame.scale = extent > 0 ? double(std::uint64_t(1) << bits) / extent : 0.0;

@@ -229,9 +229,9 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
   kernwerk::nearest(space, observations, here, indices, distances, options);
 }
 
-template <class ExecutionSpace, class Observations, class Indices, class Distances>
+template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
 void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
-          const double* own, const Indices& indices, const Distances& distances,
+          const References& references, const Indices& indices, const Distances& distances,
           const nearest_options& options, const shards& s, std::size_t k) {
   using namespace kernwerk::impl;
   using memory_space = typename ExecutionSpace::memory_space;
@@ -249,7 +249,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   staging<ExecutionSpace> memory(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
   double* outgoing = memory.template take<double>(shard_doubles);
   double* incoming = memory.template take<double>(shard_doubles);
-  std::copy(own, own + s.count[rank] * dimension, outgoing);
+  stage_references(references, outgoing);
   point_rows<ExecutionSpace> shard[2];
   for (auto& view : shard)
     view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
@@ -370,9 +370,7 @@ strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observat
   if (strategy == strategy_kind::replicate) {
     detail::replicate(space, comm, observations, references, indices, distances, options, s);
   } else {
-    std::vector<double> own(references.extent(0) * references.extent(1));
-    detail::stage_references(references, own.data());
-    detail::ring(space, comm, observations, own.data(), indices, distances, options, s, k);
+    detail::ring(space, comm, observations, references, indices, distances, options, s, k);
   }
   return strategy;
 }

@@ -8,13 +8,10 @@
 #include <iostream>
 #include <random>
 
-#include <unistd.h>
-
 #include "kernwerk/error.hpp"
 #include "kernwerk/info.hpp"
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reference.hpp"
-#include "point_file.hpp"
 
 namespace kernwerk::cli {
 
@@ -75,111 +72,8 @@ namespace {
 
 using host_indices = Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 using host_distances = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-template <class T>
-using host_matrix =
-    Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-
-template <class T>
-using host_points = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                 Kokkos::MemoryUnmanaged>;
-
-template <class T>
-host_points<T> wrap(const std::vector<T>& values, std::size_t count, std::size_t dimension) {
-  return host_points<T>(values.data(), count, dimension);
-}
-
-// Calls `action` with an unmanaged host View of the set's values, float or double.
-template <class Action>
-void with_view(const point_set& points, Action&& action) {
-  if (points.single_precision)
-    action(wrap(points.f32, points.count, points.dimension));
-  else
-    action(wrap(points.f64, points.count, points.dimension));
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
-
-// Reports progress on stderr when it is a terminal: a bar that rewrites itself.
-class progress_bar {
- public:
-  explicit progress_bar(bool enabled) : enabled_(enabled) {}
-  void show(double fraction) const {
-    if (!enabled_) return;
-    const int width = 40, filled = int(fraction * width + 0.5);
-    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(filled, '#').c_str(),
-                 std::string(width - filled, ' ').c_str(), int(fraction * 100 + 0.5));
-    std::fflush(stderr);
-  }
-  void done() const {
-    if (enabled_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  bool enabled_;
-};
-
-int run_nearest(const arguments& args) {
-  nearest_options options;
-  options.metric = parse_metric(args.text("--metric", "haversine"), "--metric");
-  options.method = parse_method(args.text("--method", "auto"), "--method");
-  options.implementation =
-      parse_implementation(args.text("--implementation", "auto"), "--implementation");
-  if (args.has("--degrees")) options.units = angle_unit::degrees;
-  options.radius = args.number("--radius", 1.0);
-  nearest_report report;  // which method ran, and why
-  options.report = &report;
-  const long long k = args.integer("--k", 1);
-  if (k < 1 || k > 32) throw error("--k: must be 1 to 32");
-  const long long dimension =
-      options.metric == metric_kind::haversine ? 2 : args.integer("--dim", 2);
-  if (args.has("--dim") && options.metric == metric_kind::haversine)
-    throw error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
-  if (dimension != 2 && dimension != 3) throw error("--dim: must be 2 or 3");
-  const std::string output = args.required("--out");
-  const point_set observations = read_points(args.required("--obs"), dimension);
-  const point_set references = read_points(args.required("--ref"), dimension);
-
-  const std::size_t n = observations.count;
-  std::vector<std::int64_t> indices(n * k);
-  std::vector<double> distances(n * k);
-  // Long runs go in slices of observations (each answer depends on its observation alone), so
-  // that a terminal can show progress; otherwise in one call.
-  const progress_bar bar(isatty(STDERR_FILENO) != 0);
-  const double pairs = double(n) * double(references.count);
-  const std::size_t slices = isatty(STDERR_FILENO) && pairs > 1e11 ? 50 : 1;
-  std::string space_name;
-  const auto start = std::chrono::steady_clock::now();
-  with_backend(args.text("--backend", ""), [&](auto space) {
-    space_name = space.name();
-    with_view(observations, [&](auto obs) {
-      with_view(references, [&](auto ref) {
-        for (std::size_t slice = 0; slice < slices; ++slice) {
-          const std::size_t first = n * slice / slices, last = n * (slice + 1) / slices;
-          if (first == last) continue;
-          const auto rows = std::make_pair(first, last);
-          kernwerk::nearest(space, Kokkos::subview(obs, rows, Kokkos::ALL()), ref,
-                            host_matrix<std::int64_t>(indices.data() + first * k, last - first, k),
-                            host_matrix<double>(distances.data() + first * k, last - first, k),
-                            options);
-          bar.show(double(last) / n);
-        }
-      });
-    });
-  });
-  bar.done();
-  const double elapsed = seconds_since(start);
-  write_neighbours(output, indices, distances, std::size_t(k));
-  std::fprintf(stderr,
-               "kernwerk nearest: %zu x %zu points, k = %lld, %s method (%s) in %.3f s "
-               "(%.3g pairs/s) on %s\n",
-               n, references.count, k, to_string(report.method), report.reason.c_str(), elapsed,
-               pairs / elapsed, space_name.c_str());
-  return 0;
-}
 
 int run_info(const arguments&) {
   print_build_info(std::cout);

@@ -3,6 +3,7 @@
 // throws kernwerk::error for bad input (main prints the message).
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -46,7 +47,21 @@ void with_backend(const std::string& name, Action&& action) {
   throw error("--backend: '" + name + "' is not enabled in this build (see kernwerk info)");
 }
 
-int run_nearest(const arguments& args);
+// Unmanaged host Views over the tool's arrays.
+template <class T>
+using host_points =
+    Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+template <class T>
+host_points<T> wrap(const std::vector<T>& values, std::size_t count, std::size_t dimension) {
+  return host_points<T>(values.data(), count, dimension);
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class process_group;
+int run_nearest(const arguments& args, const process_group& group);
 int run_info(const arguments& args);
 int run_demo(const arguments& args);
 int run_diffuse(const arguments& args);

@@ -8,9 +8,7 @@
 #include <sstream>
 #include <system_error>
 
-
 #include "kernwerk/error.hpp"
-#include "output_file.hpp"
 
 namespace kernwerk::cli {
 namespace {
@@ -89,70 +87,74 @@ point_set read_csv(const std::string& path, std::ifstream& in, std::size_t dimen
 }
 
 template <class T>
-void read_binary(const std::string& path, std::ifstream& in, std::vector<T>& values,
-                 std::size_t dimension) {
+void read_binary(const std::string& path, std::ifstream& in, point_set& points, std::vector<T>& values,
+                 int part, int parts) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                 "binary point files are little-endian; this reader assumes a little-endian host");
   in.seekg(0, std::ios::end);
   const auto bytes = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  const std::size_t point_bytes = dimension * sizeof(T);
+  const std::size_t dimension = points.dimension, point_bytes = dimension * sizeof(T);
   if (bytes % point_bytes != 0)
     fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
                    std::to_string(point_bytes) + " bytes each)");
-  values.resize(bytes / sizeof(T));
-  if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(bytes)))
+  points.total = bytes / point_bytes;
+  const auto share = [&](int p) { return std::size_t((unsigned __int128)points.total * unsigned(p) / unsigned(parts)); };
+  points.first = share(part);
+  points.count = share(part + 1) - points.first;
+  values.resize(points.count * dimension);
+  in.seekg(static_cast<std::streamoff>(points.first * point_bytes));
+  if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T))))
     fail(path, "read error");
   for (std::size_t k = 0; k < values.size(); ++k)
     if (!std::isfinite(values[k]))
-      fail(path, "point " + std::to_string(k / dimension) + " has a non-finite coordinate");
+      fail(path, "point " + std::to_string(points.first + k / dimension) + " has a non-finite coordinate");
 }
 
 }  // namespace
 
-point_set read_points(const std::string& path, std::size_t dimension) {
+bool is_binary_point_file(const std::string& path) {
+  return ends_with(path, ".f32") || ends_with(path, ".f64");
+}
+
+point_set read_points(const std::string& path, std::size_t dimension, int part, int parts) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   point_set points;
+  points.dimension = dimension;
   if (ends_with(path, ".f32")) {
-    read_binary(path, in, points.f32, dimension);
+    read_binary(path, in, points, points.f32, part, parts);
     points.single_precision = true;
-    points.count = points.f32.size() / dimension;
-    points.dimension = dimension;
   } else if (ends_with(path, ".f64")) {
-    read_binary(path, in, points.f64, dimension);
-    points.count = points.f64.size() / dimension;
-    points.dimension = dimension;
+    read_binary(path, in, points, points.f64, part, parts);
   } else {
     points = read_csv(path, in, dimension);
+    points.total = points.count;
   }
-  if (points.count == 0) fail(path, "no points");
+  if (points.total == 0) fail(path, "no points");
   return points;
 }
 
-void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
-                      const std::vector<double>& distances, std::size_t k) {
-  write_output(path, [&](std::FILE* out) {
-    std::string buffer;
-    for (std::size_t q = 0; q < k; ++q) {
-      const std::string suffix = k == 1 ? "" : "_" + std::to_string(q);
-      buffer += (q ? ",index" : "index") + suffix + ",distance" + suffix;
+void format_neighbours(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
+                       std::size_t k, bool header,
+                       const std::function<void(const char* data, std::size_t bytes)>& emit) {
+  std::string buffer;
+  for (std::size_t q = 0; header && q < k; ++q) {
+    const std::string suffix = k == 1 ? "" : "_" + std::to_string(q);
+    buffer += (q ? ",index" : "index") + suffix + ",distance" + suffix + (q + 1 == k ? "\n" : "");
+  }
+  char number[64];
+  for (std::size_t e = 0; e < indices.size(); ++e) {
+    auto end = std::to_chars(number, number + sizeof number, indices[e]).ptr;
+    *end++ = ',';
+    end = std::to_chars(end, number + sizeof number, distances[e]).ptr;
+    *end++ = (e + 1) % k == 0 ? '\n' : ',';
+    buffer.append(number, end);
+    if (buffer.size() > (1 << 20)) {
+      emit(buffer.data(), buffer.size());
+      buffer.clear();
     }
-    buffer += "\n";
-    char number[64];
-    for (std::size_t e = 0; e < indices.size(); ++e) {
-      auto end = std::to_chars(number, number + sizeof number, indices[e]).ptr;
-      *end++ = ',';
-      end = std::to_chars(end, number + sizeof number, distances[e]).ptr;
-      *end++ = (e + 1) % k == 0 ? '\n' : ',';
-      buffer.append(number, end);
-      if (buffer.size() > (1 << 20)) {
-        write_bytes(out, buffer.data(), buffer.size(), path);
-        buffer.clear();
-      }
-    }
-    write_bytes(out, buffer.data(), buffer.size(), path);
-  });
+  }
+  emit(buffer.data(), buffer.size());
 }
 
 }  // namespace kernwerk::cli

@@ -4,30 +4,39 @@
 //        blank lines are skipped.
 //   Raw binary (name ends in .f32 or .f64): little-endian values, point after point.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace kernwerk::cli {
 
-// Values of one file, row-major: point i is values[i * dimension + d]. Binary .f32 files keep
-// their float32 values (the library reads float and double alike); everything else is double.
+// Values of one file (or of a share of its points), row-major: point i is
+// values[i * dimension + d], the file's point first + i. Binary .f32 files keep their float32
+// values (the library reads float and double alike); everything else is double.
 struct point_set {
   std::vector<double> f64;
   std::vector<float> f32;
   bool single_precision = false;
-  std::size_t count = 0;
+  std::size_t count = 0;  // points held
   std::size_t dimension = 0;
+  std::size_t first = 0;  // the file's index of the first point held
+  std::size_t total = 0;  // points in the file
 };
 
-// Reads `path` with `dimension` coordinates per point. Errors (a kernwerk::error) name the
-// file and, for CSV, the line: missing or unreadable file, malformed number, non-finite value,
-// wrong column count, a binary size that is not a whole number of points.
-point_set read_points(const std::string& path, std::size_t dimension);
+bool is_binary_point_file(const std::string& path);
 
-// Writes the nearest-neighbour result as CSV (see output_file.hpp: a regular file is replaced
-// whole or not at all). One line per observation: "index,distance" for k = 1,
-// else index_0,distance_0,...,index_{k-1},distance_{k-1}, nearest first. Row-major inputs.
-void write_neighbours(const std::string& path, const std::vector<std::int64_t>& indices,
-                      const std::vector<double>& distances, std::size_t k);
+// Reads `path` with `dimension` coordinates per point; of a binary file, only share `part` of
+// `parts` (points total * part / parts up to the next share's first), checked alike. Errors (a
+// kernwerk::error) name the file and, for CSV, the line, for binary files the point: missing or
+// unreadable file, malformed number, non-finite value, wrong column count, a binary size that is
+// not a whole number of points, no points at all.
+point_set read_points(const std::string& path, std::size_t dimension, int part = 0, int parts = 1);
+
+// The nearest-neighbour result as CSV text, handed to `emit` in pieces: a header line when
+// `header` ("index,distance" for k = 1, else index_0,distance_0,...), then one line per
+// observation, nearest first. Row-major inputs.
+void format_neighbours(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
+                       std::size_t k, bool header,
+                       const std::function<void(const char* data, std::size_t bytes)>& emit);
 
 }  // namespace kernwerk::cli

@@ -263,7 +263,8 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   key_matrix best_key("kernwerk::mpi::best_key", n, k), chunk_key("kernwerk::mpi::chunk_key", n, k);
   const point_type point(dimension);
   const bool haversine = options.metric == metric_kind::haversine;
-  nearest_report report;
+  nearest_report local_report;
+  nearest_report& report = options.report ? *options.report : local_report;  // the last shard's
   int kept = 0;
   for (int step = 0; step < ranks; ++step) {
     const int owner = (rank - step + ranks) % ranks, next = (owner + ranks - 1) % ranks;
@@ -282,8 +283,9 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
       const auto columns = std::make_pair(0, k_shard);
       const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
       const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
-      const nearest_runner<ExecutionSpace> run{space, plan_nearest<ExecutionSpace>(options, n, m, k_shard),
-                                               haversine, radians_per_unit(options.units),
+      const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
+      report = {plan.choice.method, plan.choice.reason};
+      const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
                                                options.radius, &report};
       run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
           neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);

@@ -1,0 +1,175 @@
+// kernwerk nearest: the k nearest reference points of every observation, from point files to a
+// CSV file. Started by an MPI launcher (mpirun -np P kernwerk nearest ...), the ranks share the
+// work: each reads its share of a binary file (rank 0 reads a CSV file and scatters it), all
+// search together (kernwerk::mpi::nearest), and rank 0 writes the one output, the same bytes as
+// a single process writes.
+#include <Kokkos_Core.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "commands.hpp"
+#include "kernwerk/error.hpp"
+#include "kernwerk/nearest.hpp"
+#include "point_file.hpp"
+#include "process_group.hpp"
+#ifdef KERNWERK_CLI_MPI
+#include "kernwerk/mpi/nearest.hpp"
+#endif
+
+namespace kernwerk::cli {
+
+namespace {
+
+template <class T>
+using host_matrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+// Calls `action` with an unmanaged host View of the set's values, float or double.
+template <class Action>
+void with_view(const point_set& points, Action&& action) {
+  if (points.single_precision)
+    action(wrap(points.f32, points.count, points.dimension));
+  else
+    action(wrap(points.f64, points.count, points.dimension));
+}
+
+// This rank's share of a point file: its part of a binary file, read here, or its part of a CSV
+// file that rank 0 reads and scatters. Errors are every rank's alike.
+point_set read_share(const process_group& group, const std::string& path, std::size_t dimension) {
+  point_set points;
+  if (is_binary_point_file(path) || group.size() == 1) {
+    group.together([&] { points = read_points(path, dimension, group.rank(), group.size()); });
+    return points;
+  }
+  group.together([&] {
+    if (group.rank() == 0) points = read_points(path, dimension);
+  });
+  points.dimension = dimension;
+  points.total = group.broadcast(points.total);
+  points.f64 = group.scatter_rows(points.f64, points.total, dimension);
+  points.first = group.first_row(points.total, group.rank());
+  points.count = group.first_row(points.total, group.rank() + 1) - points.first;
+  return points;
+}
+
+// Reports progress on stderr when it is a terminal: a bar that rewrites itself.
+class progress_bar {
+ public:
+  explicit progress_bar(bool enabled) : enabled_(enabled) {}
+  void show(double fraction) const {
+    if (!enabled_) return;
+    const int width = 40, filled = int(fraction * width + 0.5);
+    std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), int(fraction * 100 + 0.5));
+    std::fflush(stderr);
+  }
+  void done() const {
+    if (enabled_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  bool enabled_;
+};
+
+}  // namespace
+
+int run_nearest(const arguments& args, const process_group& group) {
+  nearest_options options;
+  options.metric = parse_metric(args.text("--metric", "haversine"), "--metric");
+  options.method = parse_method(args.text("--method", "auto"), "--method");
+  options.implementation =
+      parse_implementation(args.text("--implementation", "auto"), "--implementation");
+  if (args.has("--degrees")) options.units = angle_unit::degrees;
+  options.radius = args.number("--radius", 1.0);
+  nearest_report report;  // which method ran, and why
+  options.report = &report;
+  const long long k = args.integer("--k", 1);
+  if (k < 1 || k > 32) throw error("--k: must be 1 to 32");
+  const long long dimension =
+      options.metric == metric_kind::haversine ? 2 : args.integer("--dim", 2);
+  if (args.has("--dim") && options.metric == metric_kind::haversine)
+    throw error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
+  if (dimension != 2 && dimension != 3) throw error("--dim: must be 2 or 3");
+  const std::string output = args.required("--out");
+#ifdef KERNWERK_CLI_MPI
+  const std::string strategy_name = args.text("--strategy", "auto");
+  const mpi::strategy_kind strategy_option =
+      strategy_name == "auto"        ? mpi::strategy_kind::automatic
+      : strategy_name == "replicate" ? mpi::strategy_kind::replicate
+      : strategy_name == "ring"      ? mpi::strategy_kind::ring
+                                     : throw error("--strategy: '" + strategy_name +
+                                                   "' is not auto, replicate or ring");
+#else
+  if (args.has("--strategy"))
+    throw error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
+#endif
+  const point_set observations = read_share(group, args.required("--obs"), std::size_t(dimension));
+  const point_set references = read_share(group, args.required("--ref"), std::size_t(dimension));
+
+  const std::size_t n = observations.count;
+  std::vector<std::int64_t> indices(n * k);
+  std::vector<double> distances(n * k);
+  // Long runs of one process go in slices of observations (each answer depends on its
+  // observation alone), so that a terminal can show progress; otherwise in one call.
+  const bool terminal = isatty(STDERR_FILENO) != 0 && !group.distributed();
+  const progress_bar bar(terminal);
+  const double pairs = double(observations.total) * double(references.total);
+  const std::size_t slices = terminal && pairs > 1e11 ? 50 : 1;
+  std::string space_name, strategy;
+  const auto start = std::chrono::steady_clock::now();
+  with_backend(args.text("--backend", ""), [&](auto space) {
+    space_name = space.name();
+    with_view(observations, [&](auto obs) {
+      with_view(references, [&](auto ref) {
+        const auto out_indices = [&](std::size_t first, std::size_t last) {
+          return host_matrix<std::int64_t>(indices.data() + first * k, last - first, k);
+        };
+        const auto out_distances = [&](std::size_t first, std::size_t last) {
+          return host_matrix<double>(distances.data() + first * k, last - first, k);
+        };
+#ifdef KERNWERK_CLI_MPI
+        if (group.distributed()) {
+          mpi::nearest_options distributed;
+          static_cast<nearest_options&>(distributed) = options;
+          distributed.strategy = strategy_option;
+          group.together([&] {
+            strategy = to_string(mpi::nearest(space, MPI_COMM_WORLD, obs, ref, out_indices(0, n),
+                                              out_distances(0, n), distributed));
+          });
+          return;
+        }
+#endif
+        for (std::size_t slice = 0; slice < slices; ++slice) {
+          const std::size_t first = n * slice / slices, last = n * (slice + 1) / slices;
+          if (first == last) continue;
+          kernwerk::nearest(space, Kokkos::subview(obs, std::make_pair(first, last), Kokkos::ALL()),
+                            ref, out_indices(first, last), out_distances(first, last), options);
+          bar.show(double(last) / n);
+        }
+      });
+    });
+  });
+  bar.done();
+  const double elapsed = seconds_since(start);
+  group.write_in_rank_order(output, [&](const process_group::emitter& emit) {
+    format_neighbours(indices, distances, std::size_t(k), group.rank() == 0, emit);
+  });
+  if (group.rank() != 0) return 0;
+  const std::string ranks =
+      group.distributed() ? ", " + std::to_string(group.size()) + (group.size() == 1 ? " rank (" : " ranks (") +
+                                strategy + " strategy)"
+                          : "";
+  std::fprintf(stderr,
+               "kernwerk nearest: %zu x %zu points, k = %lld, %s method (%s) in %.3f s "
+               "(%.3g pairs/s) on %s%s\n",
+               observations.total, references.total, k, to_string(report.method),
+               report.reason.c_str(), elapsed, pairs / elapsed, space_name.c_str(), ranks.c_str());
+  return 0;
+}
+
+}  // namespace kernwerk::cli

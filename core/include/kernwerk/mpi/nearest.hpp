@@ -28,6 +28,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -44,13 +45,53 @@ inline const char* to_string(strategy_kind kind) {
   return kind == strategy_kind::replicate ? "replicate" : kind == strategy_kind::ring ? "ring" : "auto";
 }
 
+// Where one call's time went on this rank, in seconds (filled when options.timings points here).
+// The parts are wall time in the order they happened, so that they add up to about `total`:
+// with the ring, a transfer the search hid counts as compute, a search a transfer hid as exchange.
+struct nearest_timings {
+  double checks = 0;    // the arguments' checks, agreed on by every rank
+  double staging = 0;   // copies between the execution space's memory and the message buffers
+  double exchange = 0;  // waiting for MPI transfers
+  double compute = 0;   // searches, index builds and merges
+  double total = 0;
+};
+
 struct nearest_options : kernwerk::nearest_options {
   strategy_kind strategy = strategy_kind::automatic;
+  nearest_timings* timings = nullptr;
 };
 
 namespace detail {
 
 inline constexpr const char* fn = "mpi::nearest";
+
+// Adds the wall time of each phase to one field of the caller's timings; with no timings, runs
+// the phase and nothing else (no fences).
+template <class ExecutionSpace>
+struct phase_clock {
+  const ExecutionSpace& space;
+  nearest_timings* timings;
+  template <class Phase>
+  void operator()(double nearest_timings::*field, Phase&& phase) const {
+    if (!timings) return void(phase());
+    const auto start = std::chrono::steady_clock::now();
+    phase();
+    space.fence();
+    timings->*field += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  // Waits for the work queued on the space: time that counts as `field`.
+  void fence(double nearest_timings::*field) const {
+    (*this)(field, [] {});
+  }
+  // A phase on the host alone (no fence): an MPI wait while the space computes.
+  template <class Phase>
+  void host(double nearest_timings::*field, Phase&& phase) const {
+    if (!timings) return void(phase());
+    const auto start = std::chrono::steady_clock::now();
+    phase();
+    timings->*field += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
 
 inline void check_mpi(int code, const char* call) {
   if (code != MPI_SUCCESS)
@@ -215,18 +256,25 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
   staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
   double* all = memory.template take<double>(total * dimension);
   const int rank = rank_of(comm);
-  stage_references(references, all + s.offset[rank] * dimension);
+  const phase_clock<ExecutionSpace> clock{space, options.timings};
+  clock(&nearest_timings::staging, [&] { stage_references(references, all + s.offset[rank] * dimension); });
   std::vector<int> counts(ranks), displacements(ranks);
   for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
   const point_type point(dimension);
-  check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
-                           displacements.data(), point.type, comm),
-            "MPI_Allgatherv");
+  clock.host(&nearest_timings::exchange, [&] {
+    check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
+                             displacements.data(), point.type, comm),
+              "MPI_Allgatherv");
+  });
   if (observations.extent(0) == 0) return;
-  point_rows<ExecutionSpace> here(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
-                                  total, dimension);
-  Kokkos::deep_copy(space, here, host_rows(all, total, dimension));
-  kernwerk::nearest(space, observations, here, indices, distances, options);
+  point_rows<ExecutionSpace> here;
+  clock(&nearest_timings::staging, [&] {
+    here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
+                                      total, dimension);
+    Kokkos::deep_copy(space, here, host_rows(all, total, dimension));
+  });
+  clock(&nearest_timings::compute,
+        [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
 }
 
 template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
@@ -249,18 +297,27 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   staging<ExecutionSpace> memory(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
   double* outgoing = memory.template take<double>(shard_doubles);
   double* incoming = memory.template take<double>(shard_doubles);
-  stage_references(references, outgoing);
+  const phase_clock<ExecutionSpace> clock{space, options.timings};
   point_rows<ExecutionSpace> shard[2];
-  for (auto& view : shard)
-    view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
-                                      largest, dimension);
   const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
-  Kokkos::deep_copy(space, Kokkos::subview(shard[0], rows(rank), Kokkos::ALL()),
-                    host_rows(outgoing, s.count[rank], dimension));
-
-  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
-  index_matrix best_index("kernwerk::mpi::best_index", n, k), chunk_index("kernwerk::mpi::chunk_index", n, k);
-  key_matrix best_key("kernwerk::mpi::best_key", n, k), chunk_key("kernwerk::mpi::chunk_key", n, k);
+  decltype(Kokkos::create_mirror_view_and_copy(memory_space(), observations)) observations_here;
+  clock(&nearest_timings::staging, [&] {
+    stage_references(references, outgoing);
+    for (auto& view : shard)
+      view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
+                                        largest, dimension);
+    Kokkos::deep_copy(space, Kokkos::subview(shard[0], rows(rank), Kokkos::ALL()),
+                      host_rows(outgoing, s.count[rank], dimension));
+    observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+  });
+  index_matrix best_index, chunk_index;
+  key_matrix best_key, chunk_key;
+  clock(&nearest_timings::compute, [&] {
+    best_index = index_matrix("kernwerk::mpi::best_index", n, k);
+    chunk_index = index_matrix("kernwerk::mpi::chunk_index", n, k);
+    best_key = key_matrix("kernwerk::mpi::best_key", n, k);
+    chunk_key = key_matrix("kernwerk::mpi::chunk_key", n, k);
+  });
   const point_type point(dimension);
   const bool haversine = options.metric == metric_kind::haversine;
   nearest_report local_report;
@@ -277,10 +334,10 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
                 "MPI_Isend");
     }
     const std::size_t m = std::size_t(s.count[owner]);
-    if (n > 0 && m > 0) {  // queued on `space`: runs while the next shard travels
-      const int k_shard = int(std::min(k, m));
-      const auto run_rows = std::make_pair(std::size_t(0), n);
-      const auto columns = std::make_pair(0, k_shard);
+    if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {  // queued on `space` where
+      const int k_shard = int(std::min(k, m));                         // it runs asynchronously:
+      const auto run_rows = std::make_pair(std::size_t(0), n);         // while the next shard
+      const auto columns = std::make_pair(0, k_shard);                 // travels
       const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
       const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
       const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
@@ -294,15 +351,19 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
                                                                  chunk_key, int(k), k_shard, kept,
                                                                  s.offset[owner]});
       kept = std::min(int(k), kept + k_shard);
-    }
+    });
     if (passing) {
-      check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+      clock.host(&nearest_timings::exchange,
+                 [&] { check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall"); });
       std::swap(outgoing, incoming);
       // The search of this step is done (it ran during the transfer), and with it every use
       // of the shard to be overwritten and of the buffer the next step receives into.
-      space.fence();
-      Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
-                        host_rows(outgoing, s.count[next], dimension));
+      if (options.timings) clock.fence(&nearest_timings::compute);
+      else space.fence();
+      clock(&nearest_timings::staging, [&] {
+        Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
+                          host_rows(outgoing, s.count[next], dimension));
+      });
     }
   }
   if (n == 0) return;
@@ -318,12 +379,16 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
                          finish_chunk<index_matrix, key_matrix, std::decay_t<decltype(distance)>, out_i, out_d>{
                              best_index, best_key, distance, indices_here, distances_here, 0, int(k)});
   };
-  if (haversine)
-    finish(sphere_distance{options.radius});
-  else
-    finish(euclidean_distance{});
-  if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
-  if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
+  clock(&nearest_timings::compute, [&] {
+    if (haversine)
+      finish(sphere_distance{options.radius});
+    else
+      finish(euclidean_distance{});
+  });
+  clock(&nearest_timings::staging, [&] {
+    if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
+    if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
+  });
   space.fence();
 }
 
@@ -341,6 +406,9 @@ strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observat
   require_point_view<References>();
   require_output_views<Indices, Distances>();
   scoped_region region("kernwerk::mpi::nearest");
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  if (options.timings) *options.timings = {};
   const char* fn = detail::fn;
   const std::size_t n = observations.extent(0);
   const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
@@ -368,11 +436,16 @@ strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observat
     if (references.extent(0) > 0)
       check_point_values(space, fn, "references", references, options.metric, options.units);
   });
+  if (options.timings) options.timings->checks = seconds();
   const strategy_kind strategy = detail::choose_strategy<ExecutionSpace>(options, s);
   if (strategy == strategy_kind::replicate) {
     detail::replicate(space, comm, observations, references, indices, distances, options, s);
   } else {
     detail::ring(space, comm, observations, references, indices, distances, options, s, k);
+  }
+  if (options.timings) {
+    space.fence();
+    options.timings->total = seconds();
   }
   return strategy;
 }

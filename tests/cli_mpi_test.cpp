@@ -3,6 +3,7 @@
 // the run once, with the single run's message, and leave no output.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,10 @@ using namespace kernwerk::test::cli;
 
 // mpiexec with `ranks` processes, one OpenMP thread each (the CI machine has 2 cores).
 std::string launcher(int ranks) {
+  std::string flags = KERNWERK_TEST_MPIEXEC_FLAGS;  // comma-separated
+  std::replace(flags.begin(), flags.end(), ',', ' ');
   return std::string("OMP_NUM_THREADS=1 OMP_PROC_BIND=false ") + KERNWERK_TEST_MPIEXEC + " -n " +
-         std::to_string(ranks) + " " + KERNWERK_TEST_MPIEXEC_FLAGS;
+         std::to_string(ranks) + " " + flags;
 }
 
 test::host_points points_of(const std::vector<double>& values) {
@@ -92,7 +95,7 @@ TEST_CASE("cli under mpiexec: empty shares, one reference, more ranks than point
     const auto single = s.run(common + s.path("single.csv"));
     INFO(single.err);
     REQUIRE(single.status == 0);
-    for (const char* strategy : {"ring", "replicate"}) {
+    for (const std::string strategy : {"ring", "replicate"}) {
       CAPTURE(strategy);
       const auto run = s.run(common + s.path("ranks.csv") + " --strategy " + strategy, launcher(4));
       INFO(run.err);

@@ -97,10 +97,14 @@ void compare(const rows& observations, const rows& references, const std::vector
   const auto my_refs = on_space<Space>(references.slice(r0, r1));
   Kokkos::View<std::int64_t**, memory_space> indices("indices", o1 - o0, k);
   Kokkos::View<double**, memory_space> distances("distances", o1 - o0, k);
+  // Messages in place (host memory: the path of a GPU-aware MPI) and staged through host buffers.
   for (const auto strategy : {mpi::strategy_kind::replicate, mpi::strategy_kind::ring,
-                              mpi::strategy_kind::automatic}) {
+                              mpi::strategy_kind::automatic})
+  for (const auto messages : {mpi::message_path::automatic, mpi::message_path::staged}) {
     CAPTURE(std::string(mpi::to_string(strategy)));
+    CAPTURE(int(messages));
     options.strategy = strategy;
+    options.messages = messages;
     Kokkos::deep_copy(indices, -1);
     const auto ran = mpi::nearest(Space(), MPI_COMM_WORLD, mine, my_refs, indices, distances, options);
     CHECK((strategy == mpi::strategy_kind::automatic || ran == strategy));
@@ -200,6 +204,48 @@ TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: euclidean points, brute force by method
   compare<Space>(observations, references, uneven(), gaps(), 8, options);
 }
 TEST_CASE_TEMPLATE_APPLY(euclidean, kernwerk::test::enabled_spaces);
+
+// References as float32 in LayoutLeft, in the space's memory and in host memory: staged as
+// doubles (converted where they live), the answer is kernwerk::nearest's on the same values.
+TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: float32 LayoutLeft references, device and host", Space, float_refs) {
+  using memory_space = typename Space::memory_space;
+  const auto observations = sphere_layout("uniform", 500, 300, true);
+  const auto references = sphere_layout("uniform", 500, 300, false);
+  const int rank = rank_here();
+  const auto [o0, o1] = share(observations.count(), uneven(), rank);
+  const auto [r0, r1] = share(references.count(), gaps(), rank);
+  const auto as_float = [&](std::size_t first, std::size_t last) {
+    Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::HostSpace> host("float refs", last - first, 2);
+    for (std::size_t j = first; j < last; ++j)
+      for (int d = 0; d < 2; ++d) host(j - first, d) = float(references.values[2 * j + d]);
+    return host;
+  };
+  const auto mine = on_space<Space>(observations.slice(o0, o1));
+  const auto host_refs = as_float(r0, r1);
+  const auto device_refs = Kokkos::create_mirror_view_and_copy(memory_space(), host_refs);
+  const auto all_refs = Kokkos::create_mirror_view_and_copy(memory_space(), as_float(0, references.count()));
+  Kokkos::View<std::int64_t**, memory_space> indices("indices", o1 - o0, 4), want_indices("want", o1 - o0, 4);
+  Kokkos::View<double**, memory_space> distances("distances", o1 - o0, 4), want_distances("want", o1 - o0, 4);
+  if (o1 > o0) kernwerk::nearest(Space(), mine, all_refs, want_indices, want_distances);
+  const answers want = fetch<Space>(want_indices, want_distances);
+  for (const auto strategy : {mpi::strategy_kind::replicate, mpi::strategy_kind::ring})
+  for (const auto messages : {mpi::message_path::automatic, mpi::message_path::staged}) {
+    CAPTURE(std::string(mpi::to_string(strategy)));
+    CAPTURE(int(messages));
+    mpi::nearest_options options;
+    options.strategy = strategy;
+    options.messages = messages;
+    mpi::nearest(Space(), MPI_COMM_WORLD, mine, device_refs, indices, distances, options);
+    answers got = fetch<Space>(indices, distances);
+    CHECK(got.indices == want.indices);
+    CHECK(got.distances == want.distances);
+    mpi::nearest(Space(), MPI_COMM_WORLD, mine, host_refs, indices, distances, options);
+    got = fetch<Space>(indices, distances);
+    CHECK(got.indices == want.indices);
+    CHECK(got.distances == want.distances);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(float_refs, kernwerk::test::enabled_spaces);
 
 // A bad point on the last rank only: every rank throws the same error naming that rank and the
 // point, and no rank writes an output.

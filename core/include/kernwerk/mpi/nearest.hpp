@@ -16,14 +16,20 @@
 // budget (options.memory_budget, else the execution space's default), and ring where they do
 // not: its shards need 2 / p of that.
 //
-// Messages go through host memory (page-locked where the execution space is a GPU); the ring
-// overlaps each transfer with the search of the shard before it.
+// Messages go straight from the execution space's memory where MPI can reach it (host memory, or
+// GPU memory with a CUDA- or ROCm-aware MPI: options.messages), else through page-locked host
+// buffers; the ring overlaps each transfer with the search of the shard before it.
+// options.timings, when set, receives where the call's time went on this rank.
 //
 // Every rank's arguments are checked before anything is written: where one rank's are bad,
 // every rank throws the same kernwerk::invalid_argument (or unsupported), naming the argument
 // and the rank, e.g. "kernwerk::mpi::nearest: observations: rank 2: point 5 (...) has a
 // non-finite coordinate ...". Options, k and the point dimension must agree on every rank.
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_Query_cuda_support, MPIX_Query_rocm_support
+#define KERNWERK_OPEN_MPI_EXTENSIONS 1
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -33,7 +39,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernwerk/nearest.hpp"
@@ -56,8 +65,17 @@ struct nearest_timings {
   double total = 0;
 };
 
+// How the points reach MPI. in_place: MPI is handed the execution space's own memory (host
+// memory; GPU memory where the MPI library is CUDA- or ROCm-aware). staged: they are copied
+// through page-locked host buffers. automatic: in place where MPI can reach that memory (host
+// memory; GPU memory when Open MPI says it can, through MPIX_Query_cuda_support or
+// MPIX_Query_rocm_support, or when KERNWERK_MPI_GPU_AWARE=1 says so for a library that cannot
+// be asked; KERNWERK_MPI_GPU_AWARE=0 says it cannot), staged otherwise.
+enum class message_path { automatic, staged, in_place };
+
 struct nearest_options : kernwerk::nearest_options {
   strategy_kind strategy = strategy_kind::automatic;
+  message_path messages = message_path::automatic;
   nearest_timings* timings = nullptr;
 };
 
@@ -162,12 +180,14 @@ inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dime
                          double(options.method),
                          double(options.implementation),
                          double(options.memory_budget),
-                         double(options.strategy)};
+                         double(options.strategy),
+                         double(options.messages)};
   constexpr int fields = sizeof mine / sizeof mine[0];
   const char* names[fields] = {"indices",           "observations",           "options.metric",
                                "options.units",     "options.radius",         "options.method",
-                               "options.implementation", "options.memory_budget", "options.strategy"};
-  const char* what[fields] = {"k", "coordinates per point", "", "", "", "", "", "", ""};
+                               "options.implementation", "options.memory_budget", "options.strategy",
+                               "options.messages"};
+  const char* what[fields] = {"k", "coordinates per point", "", "", "", "", "", "", "", ""};
   const auto text = [](double value) {
     if (value == std::floor(value) && std::abs(value) < 1e18) return std::to_string(std::int64_t(value));
     char digits[32];
@@ -217,22 +237,75 @@ strategy_kind choose_strategy(const nearest_options& options, const shards& s) {
   return replicated <= double(budget) / 2 ? strategy_kind::replicate : strategy_kind::ring;
 }
 
-// This rank's references as rows of double (lat, lon) in `rows` (host memory).
-template <class References>
-void stage_references(const References& references, double* rows) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), references);
-  for (std::size_t j = 0; j < host.extent(0); ++j)
-    for (std::size_t d = 0; d < host.extent(1); ++d) rows[j * host.extent(1) + d] = double(host(j, d));
+template <class ExecutionSpace>
+using point_rows = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
+using host_rows = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+// `references` as rows of doubles in `out` (any memory): one copy where they are contiguous
+// rows of double already, else converted where they live (on the execution space, or on the
+// host where it cannot reach them) and copied.
+template <class ExecutionSpace, class References, class Out>
+void copy_rows(const ExecutionSpace& space, const References& references, const Out& out) {
+  using value = typename References::non_const_value_type;
+  using layout = typename References::array_layout;
+  if constexpr (std::is_same_v<value, double> && std::is_same_v<layout, Kokkos::LayoutRight>) {
+    if (references.span_is_contiguous()) {
+      Kokkos::deep_copy(space, out, references);
+      space.fence();
+      return;
+    }
+  }
+  constexpr bool reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible;
+  using converter = std::conditional_t<reached, ExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+  const std::size_t m = references.extent(0), dimension = references.extent(1);
+  Kokkos::View<double**, Kokkos::LayoutRight, typename converter::memory_space> converted(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::converted"), m, dimension);
+  const converter where = [&] {
+    if constexpr (reached) return space;
+    else return converter();
+  }();
+  Kokkos::parallel_for("kernwerk::mpi::convert",
+                       Kokkos::RangePolicy<converter, Kokkos::IndexType<std::int64_t>>(where, 0, std::int64_t(m)),
+                       KOKKOS_LAMBDA(const std::int64_t j) {
+                         for (std::size_t d = 0; d < dimension; ++d) converted(j, d) = double(references(j, d));
+                       });
+  where.fence();
+  Kokkos::deep_copy(space, out, converted);
+  space.fence();
+}
+
+// Whether MPI can be handed memory of MemorySpace (see message_path).
+template <class MemorySpace>
+bool mpi_reaches() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    return true;
+  } else {
+    if (const char* said = std::getenv("KERNWERK_MPI_GPU_AWARE"); said && *said) return std::string(said) == "1";
+#if defined(KERNWERK_OPEN_MPI_EXTENSIONS) && defined(KOKKOS_ENABLE_CUDA) && defined(MPIX_CUDA_AWARE_SUPPORT) && \
+    MPIX_CUDA_AWARE_SUPPORT
+    if (std::is_same_v<MemorySpace, typename Kokkos::DefaultExecutionSpace::memory_space>)
+      return MPIX_Query_cuda_support() == 1;
+#endif
+#if defined(KERNWERK_OPEN_MPI_EXTENSIONS) && defined(KOKKOS_ENABLE_HIP) && defined(MPIX_ROCM_AWARE_SUPPORT) && \
+    MPIX_ROCM_AWARE_SUPPORT
+    if (std::is_same_v<MemorySpace, typename Kokkos::DefaultExecutionSpace::memory_space>)
+      return MPIX_Query_rocm_support() == 1;
+#endif
+    return false;
+  }
+}
+
+template <class ExecutionSpace>
+bool in_place(const nearest_options& options) {
+  if (options.messages != message_path::automatic) return options.messages == message_path::in_place;
+  return mpi_reaches<typename ExecutionSpace::memory_space>();
 }
 
 struct mpi_staging_purpose;
 template <class ExecutionSpace>
 using staging = kernwerk::impl::workspace<typename kernwerk::impl::staging_memory<ExecutionSpace>::type,
                                           mpi_staging_purpose>;
-
-template <class ExecutionSpace>
-using point_rows = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
-using host_rows = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
 // A datatype of one point (dimension doubles), so that counts stay below 2^31 for any set
 // the index takes.
@@ -251,28 +324,39 @@ template <class ExecutionSpace, class Observations, class References, class Indi
 void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
                const References& references, const Indices& indices, const Distances& distances,
                const nearest_options& options, const shards& s) {
-  const int dimension = int(references.extent(1)), ranks = size_of(comm);
+  const int dimension = int(references.extent(1)), ranks = size_of(comm), rank = rank_of(comm);
   const std::size_t total = std::size_t(s.total);
-  staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
-  double* all = memory.template take<double>(total * dimension);
-  const int rank = rank_of(comm);
   const phase_clock<ExecutionSpace> clock{space, options.timings};
-  clock(&nearest_timings::staging, [&] { stage_references(references, all + s.offset[rank] * dimension); });
   std::vector<int> counts(ranks), displacements(ranks);
   for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
   const point_type point(dimension);
-  clock.host(&nearest_timings::exchange, [&] {
-    check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
-                             displacements.data(), point.type, comm),
-              "MPI_Allgatherv");
-  });
-  if (observations.extent(0) == 0) return;
+  const auto gather = [&](double* all) {
+    clock.host(&nearest_timings::exchange, [&] {
+      check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
+                               displacements.data(), point.type, comm),
+                "MPI_Allgatherv");
+    });
+  };
+  const auto mine = std::make_pair(std::size_t(s.offset[rank]), std::size_t(s.offset[rank] + s.count[rank]));
+  // Every rank's references, gathered in the execution space's memory (in place) or through a
+  // page-locked host buffer (staged).
   point_rows<ExecutionSpace> here;
   clock(&nearest_timings::staging, [&] {
     here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
                                       total, dimension);
-    Kokkos::deep_copy(space, here, host_rows(all, total, dimension));
   });
+  if (in_place<ExecutionSpace>(options)) {
+    clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL())); });
+    gather(here.data());
+  } else {
+    staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
+    const host_rows all(memory.template take<double>(total * dimension), total, dimension);
+    clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
+    gather(all.data());
+    if (observations.extent(0) == 0) return;
+    clock(&nearest_timings::staging, [&] { Kokkos::deep_copy(space, here, all); });
+  }
+  if (observations.extent(0) == 0) return;
   clock(&nearest_timings::compute,
         [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
 }
@@ -291,23 +375,33 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   const std::size_t n = observations.extent(0), largest = std::size_t(s.largest());
   const int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
 
-  // Two host buffers (the shard going right, the one coming from the left) and two shards in
-  // the execution space's memory (the one searched, the next).
+  // Two shards in the execution space's memory: the one searched and the next, which MPI
+  // receives into itself (in place) or which is copied in from a page-locked host buffer
+  // (staged: two of those, the shard going right and the one coming from the left).
+  const bool direct = in_place<ExecutionSpace>(options);
   const std::size_t shard_doubles = largest * dimension;
-  staging<ExecutionSpace> memory(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
-  double* outgoing = memory.template take<double>(shard_doubles);
-  double* incoming = memory.template take<double>(shard_doubles);
+  std::optional<staging<ExecutionSpace>> memory;
+  double *outgoing = nullptr, *incoming = nullptr;
+  if (!direct) {
+    memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
+    outgoing = memory->template take<double>(shard_doubles);
+    incoming = memory->template take<double>(shard_doubles);
+  }
   const phase_clock<ExecutionSpace> clock{space, options.timings};
   point_rows<ExecutionSpace> shard[2];
   const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
   decltype(Kokkos::create_mirror_view_and_copy(memory_space(), observations)) observations_here;
   clock(&nearest_timings::staging, [&] {
-    stage_references(references, outgoing);
     for (auto& view : shard)
       view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
                                         largest, dimension);
-    Kokkos::deep_copy(space, Kokkos::subview(shard[0], rows(rank), Kokkos::ALL()),
-                      host_rows(outgoing, s.count[rank], dimension));
+    const auto first = Kokkos::subview(shard[0], rows(rank), Kokkos::ALL());
+    if (direct) {
+      copy_rows(space, references, first);
+    } else {
+      copy_rows(space, references, host_rows(outgoing, s.count[rank], dimension));
+      Kokkos::deep_copy(space, first, host_rows(outgoing, s.count[rank], dimension));
+    }
     observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
   });
   index_matrix best_index, chunk_index;
@@ -328,10 +422,10 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     MPI_Request requests[2];
     const bool passing = step + 1 < ranks;
     if (passing) {
-      check_mpi(MPI_Irecv(incoming, int(s.count[next]), point.type, left, step, comm, &requests[0]),
-                "MPI_Irecv");
-      check_mpi(MPI_Isend(outgoing, int(s.count[owner]), point.type, right, step, comm, &requests[1]),
-                "MPI_Isend");
+      double* receive = direct ? shard[(step + 1) % 2].data() : incoming;
+      double* send = direct ? shard[step % 2].data() : outgoing;
+      check_mpi(MPI_Irecv(receive, int(s.count[next]), point.type, left, step, comm, &requests[0]), "MPI_Irecv");
+      check_mpi(MPI_Isend(send, int(s.count[owner]), point.type, right, step, comm, &requests[1]), "MPI_Isend");
     }
     const std::size_t m = std::size_t(s.count[owner]);
     if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {  // queued on `space` where
@@ -355,15 +449,17 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     if (passing) {
       clock.host(&nearest_timings::exchange,
                  [&] { check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall"); });
-      std::swap(outgoing, incoming);
       // The search of this step is done (it ran during the transfer), and with it every use
       // of the shard to be overwritten and of the buffer the next step receives into.
       if (options.timings) clock.fence(&nearest_timings::compute);
       else space.fence();
-      clock(&nearest_timings::staging, [&] {
-        Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
-                          host_rows(outgoing, s.count[next], dimension));
-      });
+      if (!direct) {
+        std::swap(outgoing, incoming);
+        clock(&nearest_timings::staging, [&] {
+          Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
+                            host_rows(outgoing, s.count[next], dimension));
+        });
+      }
     }
   }
   if (n == 0) return;

@@ -19,7 +19,8 @@ import sys
 FLOPS_PER_PAIR = 8
 BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"),
           "layouts": ("<!-- perf:layouts:begin -->", "<!-- perf:layouts:end -->"),
-          "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->")}
+          "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->"),
+          "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->")}
 
 
 def load(pattern):
@@ -137,6 +138,24 @@ def workloads_table():
     return "\n".join(lines)
 
 
+def mpi_table():
+    """kernwerk::mpi::nearest records (mpi-nearest-*.json, perf/mpi_record.sh): the slowest
+    rank's median and its split; "single" is kernwerk::nearest in one process."""
+    lines = [
+        "| machine | GPUs (ranks) | observations x references | method | strategy | median | checks | staging | exchange | compute | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    ms = lambda seconds: f"{1e3 * seconds:.3f} ms" if seconds < 10 else f"{seconds:.2f} s"
+    for run in load(os.path.join(RESULTS, "mpi-nearest-*.json")):
+        for r in run["results"]:
+            size = f"2^{r['observations'].bit_length() - 1} x 2^{r['references'].bit_length() - 1}"
+            lines.append(
+                f"| {run['machine']} | {r['ranks']} | {size} | {r['method']} | {r['strategy']} | {ms(r['median_seconds'])} | "
+                f"{ms(r['checks_seconds'])} | {ms(r['staging_seconds'])} | {ms(r['exchange_seconds'])} | "
+                f"{ms(r['compute_seconds'])} | `{run['file']}` |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -144,7 +163,7 @@ if __name__ == "__main__":
     readme = os.path.join(ROOT, "README.md")
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
-                       ("workloads", workloads_table)):
+                       ("workloads", workloads_table), ("mpi", mpi_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

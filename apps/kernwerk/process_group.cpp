@@ -10,12 +10,8 @@
 #ifdef KERNWERK_CLI_MPI
 #include <mpi.h>
 #endif
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#elif defined(KOKKOS_ENABLE_HIP)
-#include <hip/hip_runtime.h>
-#endif
 
+#include "kernwerk/info.hpp"
 #include "output_file.hpp"
 
 namespace kernwerk::cli {
@@ -54,17 +50,6 @@ bool launched_rank_zero() {
 void check_mpi(int code, const char* call) {
   if (code != MPI_SUCCESS)
     throw error(std::string(call) + " failed (MPI error " + std::to_string(code) + ")");
-}
-
-// GPUs this process sees (0 in a host-only build).
-int device_count() {
-  int count = 0;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-#elif defined(KOKKOS_ENABLE_HIP)
-  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
-#endif
-  return count;
 }
 
 // Whether the command line or the environment already picks Kokkos' device.
@@ -138,7 +123,7 @@ process_group process_group::start(std::vector<std::string>& arguments) {
   group.started_mpi_ = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &group.rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &group.size_);
-  const int devices = device_count();
+  const int devices = visible_devices();
   if (devices > 0 && !device_chosen(arguments))
     arguments.push_back("--kokkos-device-id=" + std::to_string(node_rank() % devices));
 #else

@@ -13,11 +13,8 @@
 #include <string>
 #include <vector>
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#endif
-
 #include "kernwerk/cg.hpp"
+#include "kernwerk/info.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/integrate.hpp"
@@ -36,22 +33,11 @@ bool initialised_here = false;
 
 }  // namespace
 
-// GPUs this process sees (0 in a host-only build).
-static int device_count() {
-  int count = 0;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-#elif defined(KOKKOS_ENABLE_HIP)
-  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
-#endif
-  return count;
-}
-
 kw_status kernwerk::c_api::initialize(const char* function, int local_rank) {
   std::lock_guard<std::mutex> lock(lifetime);
   if (Kokkos::is_initialized()) return KW_SUCCESS;  // the application's Kokkos, on its device
   try {
-    const int devices = local_rank >= 0 ? device_count() : 0;
+    const int devices = local_rank >= 0 ? kernwerk::visible_devices() : 0;
     if (devices > 0) {
 #if KOKKOS_VERSION >= 30700
       Kokkos::initialize(Kokkos::InitializationSettings().set_device_id(local_rank % devices));

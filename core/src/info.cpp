@@ -4,6 +4,12 @@
 
 #include <ostream>
 
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <hip/hip_runtime.h>
+#endif
+
 #include "kernwerk/config.hpp"
 
 namespace kernwerk {
@@ -30,6 +36,16 @@ void print_build_info(std::ostream& out) {
 #endif
   out << " (default: " << Kokkos::DefaultExecutionSpace::name() << ")\n\n";
   Kokkos::print_configuration(out, true);
+}
+
+int visible_devices() {
+  int count = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+#elif defined(KOKKOS_ENABLE_HIP)
+  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
+#endif
+  return count;
 }
 
 }  // namespace kernwerk

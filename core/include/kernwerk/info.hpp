@@ -9,4 +9,8 @@ namespace kernwerk {
 // Kokkos must be initialised.
 void print_build_info(std::ostream& out);
 
+// The GPUs this process sees (0 in a build without a GPU backend, or where the runtime finds
+// none). Kokkos need not be initialised: this is how a launcher picks a device for a rank.
+int visible_devices();
+
 }  // namespace kernwerk

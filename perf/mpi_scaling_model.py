@@ -15,7 +15,9 @@ The model (seconds, n observations and m references over all P ranks, 16 bytes a
   replicate = checks + m/P*16/to_host + allgather(m*16) + m*16/to_device + call(m) + n/P*q(m)
   ring      = checks + P * max(call(m/P) + n/P*q(m/P) + merge, hop(m/P*16)) + staging
 where call(m) and q(m) are the measured per-call and per-observation costs (q = m / rate for
-the brute force), interpolated in log2 m between measured reference counts; allgather uses
+the brute force), interpolated in log2 m between measured reference counts; checks and merge
+are per observation, from the one-rank replicate and ring runs of the most observations;
+allgather uses
 the ring algorithm: (P-1)*latency + (P-1)/P*bytes/bandwidth; a hop is one shard's transfer.
 Bandwidth and latency are the measured MPI figures inside a node (staged through host memory, as
 on these machines, whose Open MPI is not CUDA-aware), InfiniBand NDR across nodes (400 Gb/s a
@@ -44,8 +46,13 @@ class rates:
     def __init__(self, record):
         self.links = record["links"]
         by = {}
+        singles, replicates, rings = {}, {}, {}
         for r in record["results"]:
-            if r["strategy"] == "single" and r["layout"] == "uniform" and r["k"] == 1:
+            if r["layout"] != "uniform" or r["k"] != 1 or r["ranks"] != 1:
+                continue
+            key = (r["method"], r["observations"], r["references"])
+            {"single": singles, "replicate": replicates, "ring": rings}[r["strategy"]][key] = r
+            if r["strategy"] == "single":
                 by.setdefault(r["method"], {}).setdefault(r["references"], []).append(
                     (r["observations"], r["median_seconds"]))
         self.costs = {}  # method -> sorted [(log2 m, call seconds, seconds per observation)]
@@ -61,6 +68,15 @@ class rates:
             if not points:
                 raise SystemExit(f"{method}: needs two sizes with one reference count in the one-GPU record")
             self.costs[method] = sorted(points)
+        # Per observation, from the runs with the most observations (the steadiest): the agreed
+        # checks (replicate's), and what a ring step adds to the search (merging into the running
+        # k best, the final pass): the one-rank ring less the single process.
+        largest = max(n for _, n, _ in singles)
+        mean = lambda values: sum(values) / len(values)
+        self.checks = mean([r["checks_seconds"] / r["observations"]
+                            for (_, n, _), r in replicates.items() if n == largest])
+        self.ring_extra = mean([max(0.0, r["median_seconds"] - singles[key]["median_seconds"]) / r["observations"]
+                                for key, r in rings.items() if key in singles and key[1] == largest])
 
     def call_and_query(self, method, m):
         """(per-call seconds, seconds per observation) at m references."""
@@ -95,14 +111,14 @@ def predict(r, method, strategy, n, m, p, per_node, cuda_aware):
     bandwidth, latency = network(p, per_node, links, cuda_aware)
     to_host = math.inf if cuda_aware else links["to_host_bytes_per_second"]
     to_device = math.inf if cuda_aware else links["to_device_bytes_per_second"]
-    checks = 4 * math.ceil(math.log2(p)) * latency if p > 1 else 0.0
+    checks = r.checks * n / p + (4 * math.ceil(math.log2(p)) * latency if p > 1 else 0.0)
     if strategy == "replicate":
         call, q = r.call_and_query(method, m)
         allgather = (p - 1) * latency + (p - 1) / p * m * POINT / bandwidth
         return checks + m / p * POINT / to_host + allgather + m * POINT / to_device + call + n / p * q
     shard = m / p
     call, q = r.call_and_query(method, shard)
-    merge = n / p * 32 / links["to_device_bytes_per_second"] if p > 1 else 0.0  # device traffic, roughly
+    merge = r.ring_extra * n / p
     hop = latency + shard * POINT / bandwidth + shard * POINT / to_device if p > 1 else 0.0
     step = max(call + n / p * q + merge, hop)
     return checks + shard * POINT / to_host + shard * POINT / to_device + p * step
@@ -115,8 +131,14 @@ def main():
     parser.add_argument("--sizes", default="24x14,26x20")
     parser.add_argument("--gpus-per-node", type=int, default=8)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--mpi-bandwidth", type=float, default=0,
+                        help="bytes/s between ranks of a node (default: the record's, else NDR)")
+    parser.add_argument("--mpi-latency", type=float, default=0, help="seconds, with --mpi-bandwidth")
     args = parser.parse_args()
     r = rates(load(args.one_gpu))
+    if args.mpi_bandwidth:
+        r.links = dict(r.links, mpi_bytes_per_second=args.mpi_bandwidth,
+                       mpi_latency_seconds=args.mpi_latency or NDR_LATENCY)
     measured = {}
     for path in [args.one_gpu] + args.measured:
         record = load(path)

@@ -219,6 +219,43 @@ TEST_CASE("cli: bad options") {
   CHECK(s.run("teleport").status == 2);
 }
 
+// Exit status 2 for a wrong command line, 1 for a run that failed; help and the version
+// before anything else, our own help, exit 0; no Kokkos warning about thread binding.
+TEST_CASE("cli: help, version and exit codes") {
+  scratch s;
+  const auto good = s.write("good.csv", "0.1,0.2\n0.3,0.4\n");
+  for (const std::string wrong : std::vector<std::string>{"nearest --obs " + good + " --ref " + good, "nearest --frobnicate",
+                                  "nearest --obs " + good + " --ref " + good + " --out x --k 0",
+                                  "nearest --obs " + good + " --ref " + good + " --out x --metric l1",
+                                  "nearest --obs " + good + " --ref " + good + " --out x --radius abc",
+                                  "diffuse --size 10by10 --steps 2 --out x", "demo --observations 0", "teleport"}) {
+    CAPTURE(wrong);
+    const auto result = s.run(wrong);
+    CHECK(result.status == 2);
+    if (wrong != "teleport") CHECK(result.err.find("--help tells more") != std::string::npos);
+  }
+  const auto failed = s.run("nearest --obs " + s.path("nowhere.csv") + " --ref " + good + " --out x");
+  CHECK(failed.status == 1);
+  CHECK(failed.err.find("--help") == std::string::npos);
+  for (const std::string asked : std::vector<std::string>{"--help", "-h", "help", "help nearest", "nearest --help", "diffuse -h"}) {
+    CAPTURE(asked);
+    const auto help = s.run(asked);
+    CHECK(help.status == 0);
+    CHECK(help.out.rfind("usage: kernwerk COMMAND", 0) == 0);
+    CHECK(help.out.find("Exit status") != std::string::npos);
+    const bool one = asked.find("nearest") != std::string::npos || asked.find("diffuse") != std::string::npos;
+    CHECK((help.out.find("  demo ") == std::string::npos) == one);  // a command's help: its part
+  }
+  const auto version = s.run("--version");
+  CHECK(version.status == 0);
+  CHECK(version.out.rfind("kernwerk ", 0) == 0);
+  CHECK(version.out.find("Kokkos") != std::string::npos);
+  const auto unbound = s.run("nearest --obs " + good + " --ref " + good + " --out " + s.path("out.csv"),
+                             "env -u OMP_PROC_BIND -u OMP_PLACES");
+  CHECK(unbound.status == 0);
+  CHECK(unbound.err.find("OMP_PROC_BIND") == std::string::npos);
+}
+
 TEST_CASE("cli: info and demo") {
   scratch s;
   const auto info = s.run("info");
@@ -299,17 +336,18 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
   const auto out = folder.path("out");
   struct bad_case {
     std::string arguments, message;
+    int status;  // 2: the command line is wrong; 1: the run failed
   };
   for (const auto& bad : std::vector<bad_case>{
-           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes, but 4 x 4"},
-           {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps"},
-           {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff"},
-           {"--size 10by10 --steps 2", "--size"},
-           {"--in " + input + " --steps 2", "--rows"},
-           {"--size 10x10", "--steps: required"}}) {
+           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes, but 4 x 4", 1},
+           {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps", 1},
+           {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff", 1},
+           {"--size 10by10 --steps 2", "--size", 2},
+           {"--in " + input + " --steps 2", "--rows", 2},
+           {"--size 10x10", "--steps: required", 2}}) {
     CAPTURE(bad.arguments);
     const auto result = folder.run("diffuse " + bad.arguments + " --out " + out);
-    CHECK(result.status == 1);
+    CHECK(result.status == bad.status);
     CHECK(result.err.find(bad.message) != std::string::npos);
     CHECK(!exists(out + ".f32"));
     CHECK(!exists(out + ".png"));

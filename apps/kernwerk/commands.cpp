@@ -22,10 +22,10 @@ arguments::arguments(const std::vector<std::string>& words, const std::set<std::
     if (flags.count(word)) {
       values_[word] = "";
     } else if (valued.count(word)) {
-      if (k + 1 == words.size()) throw error(word + ": needs a value");
+      if (k + 1 == words.size()) throw usage_error(word + ": needs a value");
       values_[word] = words[++k];
     } else {
-      throw error(word + ": unknown option");
+      throw usage_error(word + ": unknown option");
     }
   }
 }
@@ -37,7 +37,7 @@ std::string arguments::text(const std::string& name, const std::string& fallback
 
 std::string arguments::required(const std::string& name) const {
   const auto found = values_.find(name);
-  if (found == values_.end()) throw error(name + ": required");
+  if (found == values_.end()) throw usage_error(name + ": required");
   return found->second;
 }
 
@@ -50,7 +50,7 @@ double arguments::number(const std::string& name, double fallback) const {
     result = std::stod(value, &used);
   } catch (const std::exception&) {
   }
-  if (used == 0 || used != value.size()) throw error(name + ": '" + value + "' is not a number");
+  if (used == 0 || used != value.size()) throw usage_error(name + ": '" + value + "' is not a number");
   return result;
 }
 
@@ -64,7 +64,7 @@ long long arguments::integer(const std::string& name, long long fallback) const 
   } catch (const std::exception&) {
   }
   if (used == 0 || used != value.size())
-    throw error(name + ": '" + value + "' is not an integer");
+    throw usage_error(name + ": '" + value + "' is not an integer");
   return result;
 }
 
@@ -86,9 +86,9 @@ int run_demo(const arguments& args) {
   const long long reference_count = args.integer("--references", 1 << 13);
   const long long sample = args.integer("--check", 1000);
   const auto seed = static_cast<std::uint64_t>(args.integer("--seed", 2026));
-  if (observation_count < 1) throw error("--observations: must be at least 1");
-  if (reference_count < 1) throw error("--references: must be at least 1");
-  if (sample < 0) throw error("--check: must not be negative");
+  if (observation_count < 1) throw usage_error("--observations: must be at least 1");
+  if (reference_count < 1) throw usage_error("--references: must be at least 1");
+  if (sample < 0) throw usage_error("--check: must not be negative");
 
   std::mt19937_64 random(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);

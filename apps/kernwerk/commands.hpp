@@ -13,6 +13,13 @@
 
 namespace kernwerk::cli {
 
+// A command line the tool cannot take (an unknown option, a missing or malformed value): the
+// tool exits with status 2 for it, 1 for a run that failed.
+class usage_error : public error {
+ public:
+  using error::error;
+};
+
 // `--name value` options and `--flag` switches of one subcommand, checked against what it takes.
 class arguments {
  public:
@@ -23,6 +30,17 @@ class arguments {
   std::string required(const std::string& name) const;
   double number(const std::string& name, double fallback) const;
   long long integer(const std::string& name, long long fallback) const;
+  // parse(text, name) of the value (or fallback), its kernwerk::error a usage_error.
+  template <class Parse>
+  auto parsed(const std::string& name, const std::string& fallback, Parse&& parse) const {
+    try {
+      return parse(text(name, fallback), name.c_str());
+    } catch (const usage_error&) {
+      throw;
+    } catch (const error& bad) {
+      throw usage_error(bad.what());
+    }
+  }
 
  private:
   std::map<std::string, std::string> values_;

@@ -62,7 +62,7 @@ std::pair<std::size_t, std::size_t> parse_size(const std::string& text) {
   }
   if (x == std::string::npos || used_rows != x || used_columns != text.size() - x - 1 ||
       rows < 1 || columns < 1)
-    throw error("--size: '" + text + "' is not ROWSxCOLUMNS with positive numbers");
+    throw usage_error("--size: '" + text + "' is not ROWSxCOLUMNS with positive numbers");
   return {std::size_t(rows), std::size_t(columns)};
 }
 
@@ -87,16 +87,16 @@ void write_outputs(const std::string& prefix, const std::vector<float>& values, 
 int run_diffuse(const arguments& args) {
   const std::string prefix = args.required("--out");
   const long long steps = args.integer("--steps", -1);
-  if (!args.has("--steps")) throw error("--steps: required");
+  if (!args.has("--steps")) throw usage_error("--steps: required");
   diffuse_options options;
   options.coeff = args.number("--coeff", 0.25);
-  options.implementation = parse_implementation(args.text("--implementation", "auto"), "--implementation");
+  options.implementation = args.parsed("--implementation", "auto", parse_implementation);
   std::size_t rows = 0, columns = 0;
   std::vector<double> initial;
   if (args.has("--in")) {
-    if (args.has("--size")) throw error("--size: not with --in (give --rows and --columns)");
+    if (args.has("--size")) throw usage_error("--size: not with --in (give --rows and --columns)");
     const long long r = args.integer("--rows", 0), c = args.integer("--columns", 0);
-    if (r < 1 || c < 1) throw error("--rows, --columns: required with --in, positive");
+    if (r < 1 || c < 1) throw usage_error("--rows, --columns: required with --in, positive");
     rows = std::size_t(r);
     columns = std::size_t(c);
     initial = read_grid(args.required("--in"), rows, columns);

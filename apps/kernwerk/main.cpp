@@ -1,7 +1,10 @@
 // kernwerk: the command-line face of the library.
 #include <Kokkos_Core.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
@@ -9,40 +12,62 @@
 
 #include "commands.hpp"
 #include "process_group.hpp"
+#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 
 namespace {
 
-const char* const usage =
-    "usage: kernwerk COMMAND [OPTIONS]\n"
+// Each command's part of the help: the command name, then its text.
+struct command_help {
+  const char* name;
+  const char* text;
+};
+const command_help commands[] = {
+    {"nearest",
+     "  nearest --obs FILE --ref FILE --out FILE [--degrees] [--metric haversine|euclidean]\n"
+     "          [--radius R] [--dim 2|3] [--k K] [--method auto|brute|indexed]\n"
+     "          [--implementation auto|generic|tuned] [--backend serial|openmp|cuda|hip]\n"
+     "          [--strategy auto|replicate|ring]\n"
+     "      For each observation, the K (default 1, at most 32) nearest reference points, nearest\n"
+     "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1). A summary line\n"
+     "      with the time goes to stderr, and a progress bar on long runs in a terminal.\n"
+     "      Point files are CSV (lat,lon per line; a non-numeric first line is a header) or\n"
+     "      raw little-endian binary of interleaved coordinates when named *.f32 or *.f64.\n"
+     "      --dim gives the coordinates per point of euclidean files (default 2).\n"
+     "      Under an MPI launcher (mpirun -np P kernwerk nearest ...) the ranks share the work,\n"
+     "      one GPU each, and write the same output as one process; --strategy forces how the\n"
+     "      references meet: copied to every rank (replicate) or passed around (ring).\n"},
+    {"demo",
+     "  demo [--observations N] [--references M] [--seed S] [--check K]\n"
+     "      Uniform random points on the sphere (default 2^16 x 2^13), solved, K of them\n"
+     "      checked against a float64 brute force; prints the time and pairs per second.\n"},
+    {"diffuse",
+     "  diffuse --steps S --out PREFIX [--size RxC [--seed N] | --in FILE --rows R --columns C]\n"
+     "          [--coeff C] [--laplacian] [--implementation auto|generic|tuned] [--backend B]\n"
+     "      The course's 2-D diffusion (5-point stencil, float32) for S steps, on a jagged\n"
+     "      generated field (default 2000x2000) or a raw .f32/.f64 grid (row-major). Writes\n"
+     "      PREFIX.f32 (raw float32) and PREFIX.png (grayscale, min..max), and with --laplacian\n"
+     "      PREFIX-laplacian.f32/.png; the time per step goes to stderr.\n"},
+    {"info", "  info\n      Kernwerk and Kokkos versions, enabled backends and devices.\n"},
+};
+
+const char* const usage_tail =
     "\n"
-    "commands:\n"
-    "  nearest --obs FILE --ref FILE --out FILE [--degrees] [--metric haversine|euclidean]\n"
-    "          [--radius R] [--dim 2|3] [--k K] [--method auto|brute|indexed]\n"
-    "          [--implementation auto|generic|tuned] [--backend serial|openmp|cuda|hip]\n"
-    "          [--strategy auto|replicate|ring]\n"
-    "      For each observation, the K (default 1, at most 32) nearest reference points, nearest\n"
-    "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1). A summary line\n"
-    "      with the time goes to stderr, and a progress bar on long runs in a terminal.\n"
-    "      Point files are CSV (lat,lon per line; a non-numeric first line is a header) or\n"
-    "      raw little-endian binary of interleaved coordinates when named *.f32 or *.f64.\n"
-    "      --dim gives the coordinates per point of euclidean files (default 2).\n"
-    "      Under an MPI launcher (mpirun -np P kernwerk nearest ...) the ranks share the work,\n"
-    "      one GPU each, and write the same output as one process; --strategy forces how the\n"
-    "      references meet: copied to every rank (replicate) or passed around (ring).\n"
-    "  demo [--observations N] [--references M] [--seed S] [--check K]\n"
-    "      Uniform random points on the sphere (default 2^16 x 2^13), solved, K of them\n"
-    "      checked against a float64 brute force; prints the time and pairs per second.\n"
-    "  diffuse --steps S --out PREFIX [--size RxC [--seed N] | --in FILE --rows R --columns C]\n"
-    "          [--coeff C] [--laplacian] [--implementation auto|generic|tuned] [--backend B]\n"
-    "      The course's 2-D diffusion (5-point stencil, float32) for S steps, on a jagged\n"
-    "      generated field (default 2000x2000) or a raw .f32/.f64 grid (row-major). Writes\n"
-    "      PREFIX.f32 (raw float32) and PREFIX.png (grayscale, min..max), and with --laplacian\n"
-    "      PREFIX-laplacian.f32/.png; the time per step goes to stderr.\n"
-    "  info\n"
-    "      Kernwerk and Kokkos versions, enabled backends and devices.\n"
-    "\n"
-    "Kokkos options (--kokkos-num-threads=N, --kokkos-device-id=D, ...) are accepted too.\n";
+    "kernwerk --help, kernwerk help [COMMAND] or kernwerk COMMAND --help print this; --version\n"
+    "the version. Exit status: 0 done, 1 the run failed (a bad file, a failed write, an error\n"
+    "of the computation), 2 the command line is wrong. Kokkos options (--kokkos-num-threads=N,\n"
+    "--kokkos-device-id=D, ...) are accepted too. Unless OMP_PROC_BIND is set, OpenMP threads\n"
+    "are bound spread over the cores (OMP_PROC_BIND=spread, OMP_PLACES=threads).\n";
+
+// The help of one command, or of all of them (command empty or unknown).
+std::string usage(const std::string& command = "") {
+  std::string text = "usage: kernwerk COMMAND [OPTIONS]\n\ncommands:\n";
+  bool known = false;
+  for (const auto& c : commands) known = known || command == c.name;
+  for (const auto& c : commands)
+    if (!known || command == c.name) text += c.text;
+  return text + usage_tail;
+}
 
 int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process_group& group) {
   using kernwerk::cli::arguments;
@@ -55,8 +80,7 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                    "--implementation", "--backend", "--strategy"},
                   {"--degrees"}),
         group);
-  const bool known = command == "demo" || command == "diffuse" || command == "info" ||
-                     command == "help" || command == "--help" || command == "-h";
+  const bool known = command == "demo" || command == "diffuse" || command == "info";
   if (known && group.size() > 1)
     throw kernwerk::error("runs on one process; of the commands, nearest alone runs on MPI ranks "
                           "(start this one without mpirun)");
@@ -69,13 +93,48 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                "--implementation", "--backend"},
         {"--laplacian"}));
   if (command == "info") return kernwerk::cli::run_info(arguments(rest, {}, {}));
-  if (command == "help" || command == "--help" || command == "-h") {
-    std::fputs(usage, stdout);
-    return 0;
-  }
   if (group.rank() == 0)
-    std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", command.c_str(), usage);
+    std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", command.c_str(), usage().c_str());
   return 2;
+}
+
+bool asks_for_help(const std::string& word) { return word == "--help" || word == "-h" || word == "help"; }
+
+// Help and the version, answered before Kokkos starts (which would answer --help itself):
+// true when the arguments asked for one of them.
+bool answered_before_start(const std::vector<std::string>& words) {
+  if (words.empty()) return false;
+  if (words[0] == "--version") {
+    std::printf("kernwerk %s (Kokkos %d.%d.%d)\n", KERNWERK_VERSION_STRING, KOKKOS_VERSION / 10000,
+                KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
+    return true;
+  }
+  if (asks_for_help(words[0])) {
+    std::fputs(usage(words.size() > 1 ? words[1] : "").c_str(), stdout);
+    return true;
+  }
+  for (std::size_t w = 1; w < words.size(); ++w)
+    if (words[w] == "--help" || words[w] == "-h") {
+      std::fputs(usage(words[0]).c_str(), stdout);
+      return true;
+    }
+  return false;
+}
+
+// OpenMP binds threads only when the environment says so before the process starts (the
+// runtime reads it at load), and Kokkos warns when it does not: with neither OMP_PROC_BIND nor
+// OMP_PLACES set, the tool starts itself again with spread binding.
+void bind_threads_by_default(char* argv[]) {
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (std::getenv("OMP_PROC_BIND") || std::getenv("OMP_PLACES")) return;
+  setenv("OMP_PROC_BIND", "spread", 1);
+  setenv("OMP_PLACES", "threads", 1);
+  execv("/proc/self/exe", argv);  // returns only when it failed: then run unbound, as before
+  unsetenv("OMP_PROC_BIND");
+  unsetenv("OMP_PLACES");
+#else
+  (void)argv;
+#endif
 }
 
 }  // namespace
@@ -86,6 +145,8 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
 int main(int argc, char* argv[]) {
   using kernwerk::cli::process_group;
   std::vector<std::string> arguments(argv, argv + argc);
+  if (answered_before_start({arguments.begin() + 1, arguments.end()})) return 0;
+  bind_threads_by_default(argv);
   std::optional<process_group> group;
   try {
     group.emplace(process_group::start(arguments));
@@ -101,15 +162,21 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(count, values);
   const std::vector<std::string> words(values + 1, values + count);
   if (words.empty()) {
-    if (group->rank() == 0) std::fputs(usage, stderr);
+    if (group->rank() == 0) std::fputs(usage().c_str(), stderr);
     return 2;
   }
   int status = 1;
   try {
     group->together([&] { status = dispatch(words, *group); });
   } catch (const std::exception& failure) {
-    if (group->rank() == 0) std::fprintf(stderr, "kernwerk %s: %s\n", words[0].c_str(), failure.what());
-    return 1;
+    // Usage errors exit with 2 (on every rank: group_error carries the status), others with 1.
+    int code = 1;
+    if (const auto* agreed = dynamic_cast<const kernwerk::cli::group_error*>(&failure)) code = agreed->status();
+    if (dynamic_cast<const kernwerk::cli::usage_error*>(&failure)) code = 2;
+    if (group->rank() == 0)
+      std::fprintf(stderr, "kernwerk %s: %s%s\n", words[0].c_str(), failure.what(),
+                   code == 2 ? (" (kernwerk " + words[0] + " --help tells more)").c_str() : "");
+    return code;
   }
   return status;
 }

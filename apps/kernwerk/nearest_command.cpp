@@ -80,21 +80,20 @@ class progress_bar {
 
 int run_nearest(const arguments& args, const process_group& group) {
   nearest_options options;
-  options.metric = parse_metric(args.text("--metric", "haversine"), "--metric");
-  options.method = parse_method(args.text("--method", "auto"), "--method");
-  options.implementation =
-      parse_implementation(args.text("--implementation", "auto"), "--implementation");
+  options.metric = args.parsed("--metric", "haversine", parse_metric);
+  options.method = args.parsed("--method", "auto", parse_method);
+  options.implementation = args.parsed("--implementation", "auto", parse_implementation);
   if (args.has("--degrees")) options.units = angle_unit::degrees;
   options.radius = args.number("--radius", 1.0);
   nearest_report report;  // which method ran, and why
   options.report = &report;
   const long long k = args.integer("--k", 1);
-  if (k < 1 || k > 32) throw error("--k: must be 1 to 32");
+  if (k < 1 || k > 32) throw usage_error("--k: must be 1 to 32");
   const long long dimension =
       options.metric == metric_kind::haversine ? 2 : args.integer("--dim", 2);
   if (args.has("--dim") && options.metric == metric_kind::haversine)
-    throw error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
-  if (dimension != 2 && dimension != 3) throw error("--dim: must be 2 or 3");
+    throw usage_error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
+  if (dimension != 2 && dimension != 3) throw usage_error("--dim: must be 2 or 3");
   const std::string output = args.required("--out");
 #ifdef KERNWERK_CLI_MPI
   const std::string strategy_name = args.text("--strategy", "auto");
@@ -102,11 +101,11 @@ int run_nearest(const arguments& args, const process_group& group) {
       strategy_name == "auto"        ? mpi::strategy_kind::automatic
       : strategy_name == "replicate" ? mpi::strategy_kind::replicate
       : strategy_name == "ring"      ? mpi::strategy_kind::ring
-                                     : throw error("--strategy: '" + strategy_name +
+                                     : throw usage_error("--strategy: '" + strategy_name +
                                                    "' is not auto, replicate or ring");
 #else
   if (args.has("--strategy"))
-    throw error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
+    throw usage_error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
 #endif
   const point_set observations = read_share(group, args.required("--obs"), std::size_t(dimension));
   const point_set references = read_share(group, args.required("--ref"), std::size_t(dimension));

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #endif
 
+#include "commands.hpp"  // usage_error
 #include "kernwerk/info.hpp"
 #include "output_file.hpp"
 
@@ -150,16 +151,24 @@ void process_group::together(const std::function<void()>& step) const {
   if (!started_mpi_) return step();
 #ifdef KERNWERK_CLI_MPI
   std::string failure;
-  bool failed = false;
+  int status = 0;
   try {
     step();
+  } catch (const group_error& e) {
+    status = e.status();
+    failure = e.what();
+  } catch (const usage_error& e) {
+    status = 2;
+    failure = e.what();
   } catch (const std::exception& e) {
-    failed = true;
+    status = 1;
     failure = e.what();
   }
-  int mine = failed ? rank_ : INT_MAX, first = INT_MAX;
+  int mine = status ? rank_ : INT_MAX, first = INT_MAX;
   check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  if (first != INT_MAX) throw group_error(broadcast_text(failure, first));
+  if (first == INT_MAX) return;
+  check_mpi(MPI_Bcast(&status, 1, MPI_INT, first, MPI_COMM_WORLD), "MPI_Bcast");
+  throw group_error(broadcast_text(failure, first), status);
 #endif
 }
 

@@ -17,10 +17,15 @@
 
 namespace kernwerk::cli {
 
-// An error every rank of the group holds alike (printed once, by rank 0).
+// An error every rank of the group holds alike (printed once, by rank 0), with the exit
+// status it calls for: 2 for a usage_error, else 1.
 class group_error : public error {
  public:
-  using error::error;
+  explicit group_error(const std::string& message, int status = 1) : error(message), status_(status) {}
+  int status() const noexcept { return status_; }
+
+ private:
+  int status_;
 };
 
 class process_group {
@@ -40,7 +45,7 @@ class process_group {
   bool distributed() const { return started_mpi_; }
 
   // Runs step() on every rank; where it threw on some rank, every rank throws a group_error
-  // with the message of the lowest such rank (alone, the step's own exception).
+  // with the message and status of the lowest such rank (alone, the step's own exception).
   void together(const std::function<void()>& step) const;
 
   // The first of the rows that `rank` takes of `count` rows split evenly over the group

@@ -98,9 +98,8 @@ void read_binary(const std::string& path, std::ifstream& in, point_set& points, 
     fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
                    std::to_string(point_bytes) + " bytes each)");
   points.total = bytes / point_bytes;
-  const auto share = [&](int p) { return std::size_t((unsigned __int128)points.total * unsigned(p) / unsigned(parts)); };
-  points.first = share(part);
-  points.count = share(part + 1) - points.first;
+  points.first = share_first(points.total, part, parts);
+  points.count = share_first(points.total, part + 1, parts) - points.first;
   values.resize(points.count * dimension);
   in.seekg(static_cast<std::streamoff>(points.first * point_bytes));
   if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T))))
@@ -111,6 +110,10 @@ void read_binary(const std::string& path, std::ifstream& in, point_set& points, 
 }
 
 }  // namespace
+
+std::size_t share_first(std::size_t count, int part, int parts) {
+  return std::size_t((unsigned __int128)count * unsigned(part) / unsigned(parts));
+}
 
 bool is_binary_point_file(const std::string& path) {
   return ends_with(path, ".f32") || ends_with(path, ".f64");

@@ -25,6 +25,9 @@ struct point_set {
 
 bool is_binary_point_file(const std::string& path);
 
+// The first of the `count` points that share `part` of `parts` holds: an even split.
+std::size_t share_first(std::size_t count, int part, int parts);
+
 // Reads `path` with `dimension` coordinates per point; of a binary file, only share `part` of
 // `parts` (points total * part / parts up to the next share's first), checked alike. Errors (a
 // kernwerk::error) name the file and, for CSV, the line, for binary files the point: missing or

@@ -14,6 +14,7 @@
 #include "commands.hpp"  // usage_error
 #include "kernwerk/info.hpp"
 #include "output_file.hpp"
+#include "point_file.hpp"  // share_first
 
 namespace kernwerk::cli {
 
@@ -173,7 +174,7 @@ void process_group::together(const std::function<void()>& step) const {
 }
 
 std::size_t process_group::first_row(std::size_t count, int rank) const {
-  return std::size_t((unsigned __int128)count * unsigned(rank) / unsigned(size_));
+  return share_first(count, rank, size_);
 }
 
 std::uint64_t process_group::broadcast(std::uint64_t value) const {

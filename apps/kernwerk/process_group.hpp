@@ -49,7 +49,7 @@ class process_group {
   void together(const std::function<void()>& step) const;
 
   // The first of the rows that `rank` takes of `count` rows split evenly over the group
-  // (rank size() gives count): the same split as read_points(path, dimension, rank, size()).
+  // (rank size() gives count): share_first, the split of read_points(path, dimension, rank, size()).
   std::size_t first_row(std::size_t count, int rank) const;
 
   // Rank 0's value, on every rank.

@@ -89,18 +89,6 @@ template <class ExecutionSpace>
 struct phase_clock {
   const ExecutionSpace& space;
   nearest_timings* timings;
-  template <class Phase>
-  void operator()(double nearest_timings::*field, Phase&& phase) const {
-    if (!timings) return void(phase());
-    const auto start = std::chrono::steady_clock::now();
-    phase();
-    space.fence();
-    timings->*field += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  // Waits for the work queued on the space: time that counts as `field`.
-  void fence(double nearest_timings::*field) const {
-    (*this)(field, [] {});
-  }
   // A phase on the host alone (no fence): an MPI wait while the space computes.
   template <class Phase>
   void host(double nearest_timings::*field, Phase&& phase) const {
@@ -108,6 +96,20 @@ struct phase_clock {
     const auto start = std::chrono::steady_clock::now();
     phase();
     timings->*field += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  // A phase and the work it queued on the space.
+  template <class Phase>
+  void operator()(double nearest_timings::*field, Phase&& phase) const {
+    if (!timings) return void(phase());
+    host(field, [&] {
+      phase();
+      space.fence();
+    });
+  }
+  // Waits for the work queued on the space (always), timed as `field`.
+  void fence(double nearest_timings::*field) const {
+    if (!timings) return space.fence();
+    host(field, [&] { space.fence(); });
   }
 };
 
@@ -339,22 +341,28 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
   };
   const auto mine = std::make_pair(std::size_t(s.offset[rank]), std::size_t(s.offset[rank] + s.count[rank]));
   // Every rank's references, gathered in the execution space's memory (in place) or through a
-  // page-locked host buffer (staged).
+  // page-locked host buffer (staged) and copied there, where this rank has observations.
   point_rows<ExecutionSpace> here;
-  clock(&nearest_timings::staging, [&] {
+  const auto allocate_here = [&] {
     here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
                                       total, dimension);
-  });
+  };
   if (in_place<ExecutionSpace>(options)) {
-    clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL())); });
+    clock(&nearest_timings::staging, [&] {
+      allocate_here();
+      copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
+    });
     gather(here.data());
   } else {
     staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
     const host_rows all(memory.template take<double>(total * dimension), total, dimension);
     clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
     gather(all.data());
-    if (observations.extent(0) == 0) return;
-    clock(&nearest_timings::staging, [&] { Kokkos::deep_copy(space, here, all); });
+    if (observations.extent(0) > 0)
+      clock(&nearest_timings::staging, [&] {
+        allocate_here();
+        Kokkos::deep_copy(space, here, all);
+      });
   }
   if (observations.extent(0) == 0) return;
   clock(&nearest_timings::compute,
@@ -428,10 +436,11 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
       check_mpi(MPI_Isend(send, int(s.count[owner]), point.type, right, step, comm, &requests[1]), "MPI_Isend");
     }
     const std::size_t m = std::size_t(s.count[owner]);
-    if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {  // queued on `space` where
-      const int k_shard = int(std::min(k, m));                         // it runs asynchronously:
-      const auto run_rows = std::make_pair(std::size_t(0), n);         // while the next shard
-      const auto columns = std::make_pair(0, k_shard);                 // travels
+    // The search, queued on `space` (where it runs asynchronously: while the next shard travels).
+    if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {
+      const int k_shard = int(std::min(k, m));
+      const auto run_rows = std::make_pair(std::size_t(0), n);
+      const auto columns = std::make_pair(0, k_shard);
       const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
       const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
       const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
@@ -451,8 +460,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
                  [&] { check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall"); });
       // The search of this step is done (it ran during the transfer), and with it every use
       // of the shard to be overwritten and of the buffer the next step receives into.
-      if (options.timings) clock.fence(&nearest_timings::compute);
-      else space.fence();
+      clock.fence(&nearest_timings::compute);
       if (!direct) {
         std::swap(outgoing, incoming);
         clock(&nearest_timings::staging, [&] {

@@ -1,6 +1,11 @@
 // kernwerk::nearest on the layouts users bring (perf/layouts.hpp: clustered, banded and
 // track-shaped sets, duplicates, a pole), every method, k from 1 to 32, against the float64
 // brute force.
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
 #include "execution_spaces.hpp"
 #include "layouts.hpp"
 #include "nearest_support.hpp"
@@ -49,6 +54,39 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
   }
 }
 TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
+
+// The index's frame: orthonormal rows that diagonalise the references' second moments, also
+// where eigenvalues coincide or the matrix is zero (one reference).
+TEST_CASE("sphere index: its frame is the principal axes of the references") {
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<std::array<double, 6>> cases = {
+      {0, 0, 0, 0, 0, 0}, {1, 0, 0, 1, 0, 1}, {2, 0, 0, 2, 0, 1e-20}, {1, 1, 1, 1, 1, 1},
+      {0.3356, 0, 0, 0.3356, 0, 0.3288}, {1e-12, 3e-13, 0, 1e-12, 0, 2.5e-31}};
+  for (int c = 0; c < 40; ++c) {
+    std::array<double, 6> m;
+    for (double& v : m) v = uniform(random);
+    cases.push_back(m);
+  }
+  for (const auto& m : cases) {
+    const double a[3][3] = {{m[0], m[1], m[2]}, {m[1], m[3], m[4]}, {m[2], m[4], m[5]}};
+    const auto frame = impl::rotation3::principal(m.data());
+    double scale = 0;
+    for (const auto& row : a)
+      for (double v : row) scale = std::max(scale, std::abs(v));
+    for (int e = 0; e < 3; ++e) {
+      for (int f = 0; f < 3; ++f) {
+        double dot = 0, moment = 0;  // row e . row f, and row e^T A row f
+        for (int b = 0; b < 3; ++b) {
+          dot += frame.row[e][b] * frame.row[f][b];
+          for (int d = 0; d < 3; ++d) moment += frame.row[e][b] * a[b][d] * frame.row[f][d];
+        }
+        CHECK(std::abs(dot - (e == f ? 1.0 : 0.0)) < 1e-14);
+        if (e != f) CHECK(std::abs(moment) <= 1e-13 * scale);
+      }
+    }
+  }
+}
 
 }  // namespace
 

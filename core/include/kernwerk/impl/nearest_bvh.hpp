@@ -35,8 +35,16 @@ struct ranked_points {
     return bvh.points(bvh.rank(j), column);
   }
 };
+// Observations turn into the index's frame (sphere_bvh::rotation); their latitudes and
+// longitudes, which the keys take, stay as they are.
 template <class Observations, class Bvh>
-using sphere_bvh_metric = sphere_metric<Observations, ranked_points<Bvh>>;
+struct sphere_bvh_metric : sphere_metric<Observations, ranked_points<Bvh>> {
+  KOKKOS_INLINE_FUNCTION sphere_point observation(std::int64_t i) const {
+    sphere_point p = sphere_metric<Observations, ranked_points<Bvh>>::observation(i);
+    this->references.bvh.rotation.apply(p.x, p.y, p.z);
+    return p;
+  }
+};
 
 // Observations in an order that keeps neighbours together, so that the threads of a warp take
 // the same paths, pays where a GPU runs at least one observation per thread (measured on an
@@ -301,7 +309,7 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   const auto n = static_cast<std::int64_t>(observations.extent(0));
   using metric_type = sphere_bvh_metric<Observations, Bvh>;
-  const metric_type metric{observations, ranked_points<Bvh>{bvh}, scale, radius};
+  const metric_type metric{{observations, ranked_points<Bvh>{bvh}, scale, radius}};
 
   const array order(scratch.template take<std::int64_t>(n), n);
   if (order_pays(n, space.concurrency())) {

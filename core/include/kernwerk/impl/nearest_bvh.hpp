@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/sphere_bvh.hpp"
@@ -376,12 +377,21 @@ struct index_trial {
   SampleOutput output;
 };
 
+// keep_index of a call without a trial.
+struct keep_every_index {
+  template <class SearchSeconds>
+  bool operator()(double, const SearchSeconds&) const { return true; }
+};
+
+// The one-shot indexed call's own workspace, which it holds while keep_index runs the brute force.
+struct index_purpose;
+
 // The one-shot indexed call: builds the index in the workspace and queries it. With `trial`
-// given, the build's seconds and the seconds of the trial's searches go to
-// keep_index(build, searches) first, and the call only queries (and returns true) where that
-// says so.
+// given, keep_index(build seconds, search_seconds) decides first, where search_seconds(rows)
+// times the search of the trial's first rows, and the call only queries (and returns true)
+// where that says so.
 template <class ExecutionSpace, class Observations, class References, class Output,
-          class Trial = index_trial<Observations, Output>, class KeepIndex = bool (*)(double, double)>
+          class Trial = index_trial<Observations, Output>, class KeepIndex = keep_every_index>
 bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k, double scale,
                      double radius, const Trial* trial = nullptr,
@@ -395,22 +405,35 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   const std::size_t temporary_bytes =
       std::max(bvh_type::template build_bytes<ExecutionSpace>(m, space.concurrency()),
                nearest_bvh_query_bytes<memory_space>(n, m));
-  workspace<memory_space> memory(keep_bytes + temporary_bytes);
+  workspace<memory_space, index_purpose> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);
   carver build_scratch(temporary, temporary_bytes);
   if (trial) space.fence();  // the build is timed only for a trial
   const auto start = std::chrono::steady_clock::now();
   const auto bvh = build_sphere_bvh(space, references, scale, leaf, keep, build_scratch);
-  if (trial && keep_index) {
-    space.fence();
-    const auto built = std::chrono::steady_clock::now();
-    carver trial_scratch(temporary, temporary_bytes);
-    query_sphere_bvh(space, trial->observations, bvh, trial->output, k, scale, radius, trial_scratch);
-    const auto searched = std::chrono::steady_clock::now();
-    if (!(*keep_index)(std::chrono::duration<double>(built - start).count(),
-                       std::chrono::duration<double>(searched - built).count()))
-      return false;
+  if constexpr (!std::is_same_v<KeepIndex, keep_every_index>) {  // a call with a trial
+    if (trial && keep_index) {
+      space.fence();
+      const double build_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // The seconds of searching the trial's first `rows` observations.
+      const auto search_seconds = [&](std::int64_t rows) {
+        const auto some = Kokkos::make_pair(std::int64_t(0), rows);
+        using sample_type = std::remove_const_t<decltype(trial->observations)>;
+        using output_type = std::remove_const_t<decltype(trial->output)>;
+        const output_type output_rows{
+            decltype(output_type::indices)(Kokkos::subview(trial->output.indices, some, Kokkos::ALL)),
+            decltype(output_type::distances)(Kokkos::subview(trial->output.distances, some, Kokkos::ALL))};
+        carver trial_scratch(temporary, temporary_bytes);
+        space.fence();
+        const auto begin = std::chrono::steady_clock::now();
+        query_sphere_bvh(space, sample_type(Kokkos::subview(trial->observations, some, Kokkos::ALL)),
+                         bvh, output_rows, k, scale, radius, trial_scratch);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      };
+      if (!(*keep_index)(build_seconds, search_seconds)) return false;
+    }
   }
   carver query_scratch(temporary, temporary_bytes);
   query_sphere_bvh(space, observations, bvh, output, k, scale, radius, query_scratch);

@@ -55,6 +55,31 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
 }
 TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
 
+// The automatic method's timed trial (host spaces, k = 1), made to run on small sets: whichever
+// method it keeps, the answers are the float64 brute force's, and the report names the trial.
+TEST_CASE_TEMPLATE_DEFINE("nearest: auto's timed trial on every layout", Space, auto_trial) {
+  const auto min_pairs = impl::automatic_policy::min_pairs;
+  const auto min_sample = impl::automatic_policy::min_sample;
+  impl::automatic_policy::min_pairs = 0;
+  impl::automatic_policy::min_sample = 16;
+  for (const auto& name : layouts::names()) {
+    CAPTURE(name);
+    const auto sets = layouts::make(name, 4096, 1100, 78);  // past choose_method's size rule
+    const auto observations = as_points(sets.observations), references = as_points(sets.references);
+    nearest_report report;
+    nearest_options options;
+    options.report = &report;
+    check_all(observations, references, run_nearest<Space>(observations, references, options, 1),
+              options);
+    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+    if (host && impl::nearest_tuned<Space>::available)
+      CHECK(report.reason.find("a trial on") != std::string::npos);
+  }
+  impl::automatic_policy::min_pairs = min_pairs;
+  impl::automatic_policy::min_sample = min_sample;
+}
+TEST_CASE_TEMPLATE_APPLY(auto_trial, enabled_spaces);
+
 // The index's frame: orthonormal rows that diagonalise the references' second moments, also
 // where eigenvalues coincide or the matrix is zero (one reference).
 TEST_CASE("sphere index: its frame is the principal axes of the references") {

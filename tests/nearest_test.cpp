@@ -400,6 +400,11 @@ TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
   auto references = uniform_sphere(3000, 25);
   for (std::size_t j = 0; j < 300; ++j)  // duplicates and a tail shorter than a vector
     references.add_copy(references, j);
+  for (std::size_t copies = 0; copies < 18; ++copies) {  // 16 alike (all kept), 17 and 20 (too many)
+    if (copies < 14) references.add_copy(references, 7);
+    if (copies < 15) references.add_copy(references, 8);
+    references.add_copy(references, 9);
+  }
   references.add(0.1, 0.2);
   auto observations = uniform_sphere(1001, 26);
   for (std::size_t j = 0; j < 100; ++j)

@@ -2,11 +2,14 @@
 // Tuned host nearest neighbour on the sphere (haversine, k = 1) for Kokkos' Serial and OpenMP
 // spaces: blocks of observations go through a vectorised float32 scan of the reference unit
 // vectors (kernwerk/host/sphere_scan.hpp). An observation whose float32 winner is unambiguous
-// has the exact float64 winner; the others (duplicates, near ties) are rescanned in float64 by
-// the generic rule. The result equals the generic path's, bit for bit.
+// has the exact float64 winner; the others (duplicates, near ties) are decided by the generic
+// rule in float64 over the short list the scan kept, the references within the float32 margin
+// of the best chord, or over every reference where that list was long (a cluster tighter than
+// float32 resolves, seen from afar). The result equals the generic path's, bit for bit.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "kernwerk/host/sphere_scan.hpp"
@@ -34,6 +37,26 @@ struct to_float_columns {
   }
 };
 
+// The float64 decision of the ambiguous observations of one block, over the candidates the
+// float32 scan visits: the generic rule (kernwerk/impl/nearest_generic.hpp) on a short list.
+template <class Metric>
+struct ambiguous_rows {
+  const Metric& metric;
+  std::int64_t first;  // the block's first observation
+  typename Metric::point o[block];
+  std::optional<impl::neighbour_list<1>> list[block];
+
+  static void visit(void* context, int p, std::int64_t j) {
+    auto& rows = *static_cast<ambiguous_rows*>(context);
+    if (!rows.list[p]) {
+      rows.o[p] = rows.metric.observation(rows.first + p);
+      rows.list[p].emplace(1, Metric::margin);
+    }
+    const impl::key_evaluator<Metric> keys{rows.metric, rows.o[p]};
+    impl::consider(keys, rows.metric.chord(rows.o[p], j), j, *rows.list[p]);
+  }
+};
+
 template <class Metric, class Output>
 struct scan_blocks {
   Metric metric;
@@ -50,15 +73,17 @@ struct scan_blocks {
       units[p][0] = float(o.x), units[p][1] = float(o.y), units[p][2] = float(o.z);
     }
     std::int64_t best[block];
-    unsigned char ambiguous[block];
-    host::scan_sphere_f32(references, units, count, best, ambiguous);
+    ambiguous_rows<Metric> rows{metric, first, {}, {}};
+    host::scan_sphere_f32(references, units, count, best, ambiguous_rows<Metric>::visit, &rows);
     for (int p = 0; p < count; ++p) {
       const std::int64_t i = first + p;
-      if (ambiguous[p]) {  // float64, every reference, the generic rule
+      if (best[p] >= 0) {
+        output.write(i, 0, best[p], metric.key(metric.observation(i), best[p]), metric);
+      } else if (best[p] == host::too_many_candidates) {
         const auto references_count = static_cast<std::int64_t>(metric.references.extent(0));
         impl::brute_force<Metric, 1, Output>{metric, output, references_count, 1}(i);
       } else {
-        output.write(i, 0, best[p], metric.key(metric.observation(i), best[p]), metric);
+        impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, i, *rows.list[p]);
       }
     }
   }

@@ -13,11 +13,18 @@ struct sphere_references_f32 {
   std::int64_t count;
 };
 
+// Receives the candidates of an ambiguous observation p: visit(context, p, j).
+using candidate_visit = void (*)(void* context, int observation, std::int64_t reference);
+constexpr std::int64_t too_many_candidates = -2;
+
 // For each of `count` observations (float32 unit vectors), the index of the reference with the
-// smallest float32 squared chord (the first of equal ones) and whether any other reference came
-// within the float32 error margin of it, in which case float32 cannot name the winner.
+// smallest float32 squared chord (the first of equal ones) when no other reference came within
+// its float32 error margin. Otherwise float32 cannot name the winner and best is -1: visit was
+// called for every reference within the margin, in increasing index, the short list the
+// float64 winner and every reference as near as it are on; or, where that list grew past 16,
+// best is too_many_candidates.
 void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
-                     int count, std::int64_t* best, unsigned char* ambiguous);
+                     int count, std::int64_t* best, candidate_visit visit, void* context);
 
 // The vector instruction sets the scan can use: 0 portable, 1 AVX2 + FMA, 2 AVX-512. The scan
 // takes the widest the machine has, or at most `limit_simd_width` (for tests of every path).

@@ -26,14 +26,13 @@ template <int Capacity, class Index>
 struct neighbour_entries {
   static constexpr double unknown = -1.0;  // keys are never negative
 
-  int k = 1;  // neighbours wanted, 1..Capacity
+  int k;  // neighbours wanted, 1..Capacity
   int size = 0;
-  double margin = 0.0;  // of the chords
+  double margin;  // of the chords
   double chord[Capacity];
   double key[Capacity];
   Index index[Capacity];
 
-  KOKKOS_DEFAULTED_FUNCTION neighbour_entries() = default;  // for arrays, assigned before use
   KOKKOS_INLINE_FUNCTION neighbour_entries(int wanted, double chord_margin)
       : k(wanted), margin(chord_margin) {}
 

@@ -11,11 +11,10 @@
 // 2. A merge per observation over the splits, in reference order, with the same rule. An
 //    unambiguous winner is the exact float64 winner: every other chord is farther than the
 //    rounding errors can reach. Its float64 haversine gives the distance.
-// 3. Ambiguous observations (duplicates, near ties) are decided exactly on a short list: a
-//    second float32 scan, over the ambiguous ones only and with the same tiles and splits,
-//    offers the references within the margin of the best chord to the generic path's float64
-//    rule (kernwerk/impl/nearest_generic.hpp); each split's winner then meets the others'
-//    in (haversine, index) order, ties to the smallest index.
+// 3. Ambiguous observations (duplicates, near ties) are resolved exactly: one block per
+//    observation scans all references in float64 (the generic path's rule) and a shuffle
+//    min-reduce over (haversine, index) across each warp or wavefront picks the winner, ties to
+//    the smallest index.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -37,6 +36,7 @@ constexpr int scan_block = 256;      // threads per block of the float32 scan
 constexpr int per_thread = 4;        // observations per thread
 constexpr int tile = 2048;           // references per shared-memory tile (32 KiB of float4)
 constexpr int group = 4;             // references compared per branch of the scan
+constexpr int resolve_block = 256;   // threads per ambiguous observation
 constexpr float no_chord = 1.0e30f;  // above every chord (at most 4), with a finite margin
 constexpr float far_away = 1.0e18f;  // pads a tile: its squared chord, ~3e36, exceeds no_chord
 
@@ -143,7 +143,7 @@ template <class Metric, class Output>
 __global__ void merge(Metric metric, int splits, int observation_count,
                       const float* __restrict__ split_chord, const int* __restrict__ split_index,
                       const unsigned char* __restrict__ split_ambiguous, Output output,
-                      int* ambiguous_count, int* ambiguous_list, float* ambiguous_limit) {
+                      int* ambiguous_count, int* ambiguous_list) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= observation_count) return;
   float best = no_chord;
@@ -156,90 +156,62 @@ __global__ void merge(Metric metric, int splits, int observation_count,
            ambiguous);
   }
   if (ambiguous) {
-    const int k = atomicAdd(ambiguous_count, 1);
-    ambiguous_list[k] = i;
-    ambiguous_limit[k] = best + chord_margin(best);
+    ambiguous_list[atomicAdd(ambiguous_count, 1)] = i;
     return;
   }
   const auto o = metric.observation(i);
   output.write(i, 0, best_index, metric.key(o, best_index), metric);
 }
 
-// Decides the listed (ambiguous) observations first .. first + scan_block * per_thread of one
-// block over one split of the references: each reference whose float32 chord is within the
-// observation's limit (its best chord plus margin) goes to the float64 rule; the split's winner
-// goes to split_index[split * observation_count + listed position].
-template <class Metric>
-__global__ void __launch_bounds__(scan_block)
-    decide_split(Metric metric, const float4* __restrict__ references, int reference_count,
-                 int split_length, int observation_count, const int* __restrict__ ambiguous_count,
-                 const int* __restrict__ ambiguous_list, const float* __restrict__ ambiguous_limit,
-                 int* __restrict__ split_index) {
-  __shared__ float4 cached[tile];
+// (haversine, index) pairs ordered lexicographically: the smaller index wins equal distances.
+__device__ __forceinline__ bool before(double h1, std::int64_t j1, double h2, std::int64_t j2) {
+  return h1 < h2 || (h1 == h2 && j1 < j2);
+}
+
+template <class Runtime, class Metric, class Output>
+__global__ void __launch_bounds__(resolve_block)
+    resolve(Metric metric, const int* __restrict__ ambiguous_count,
+            const int* __restrict__ ambiguous_list, Output output) {
+  constexpr int warp_size = Runtime::warp_size;
+  __shared__ double warp_h[resolve_block / warp_size];
+  __shared__ std::int64_t warp_best[resolve_block / warp_size];
+  const std::int64_t count = metric.references.extent(0);
   const int listed = *ambiguous_count;
-  if (blockIdx.x * scan_block * per_thread >= listed) return;
-  const int split = blockIdx.y;
-  const int begin = split * split_length;
-  const int end = min(reference_count, begin + split_length);
-  const int first = blockIdx.x * scan_block * per_thread + threadIdx.x;
-
-  float ox[per_thread], oy[per_thread], oz[per_thread], limit[per_thread];
-  sphere_point o[per_thread];
-  impl::neighbour_list<1> list[per_thread];
-#pragma unroll
-  for (int p = 0; p < per_thread; ++p) {
-    const int k = first + p * scan_block;
-    o[p] = k < listed ? metric.observation(ambiguous_list[k]) : sphere_point{};
-    ox[p] = float(o[p].x), oy[p] = float(o[p].y), oz[p] = float(o[p].z);  // as the scan's
-    limit[p] = k < listed ? ambiguous_limit[k] : -1.0f;
-    list[p] = impl::neighbour_list<1>(1, Metric::margin);
-  }
-
-  for (int t = begin; t < end; t += tile) {
-    const int n = min(tile, end - t);
-    __syncthreads();
-    for (int k = threadIdx.x; k < n; k += scan_block) cached[k] = references[t + k];
-    __syncthreads();
-    for (int j = 0; j < n; ++j) {
-      const float4 r = cached[j];
-#pragma unroll
-      for (int p = 0; p < per_thread; ++p) {
-        if (squared_chord(ox[p], oy[p], oz[p], r) <= limit[p]) {  // a candidate
-          const impl::key_evaluator<Metric> keys{metric, o[p]};
-          impl::consider(keys, metric.chord(o[p], t + j), t + j, list[p]);
+  for (int k = blockIdx.x; k < listed; k += gridDim.x) {
+    const int i = ambiguous_list[k];
+    const auto o = metric.observation(i);
+    // Each thread scans references threadIdx.x, +blockDim.x, ... in float64: a chord within
+    // the float64 margin of the best one is decided by its haversine, equal ones by index.
+    double best_h = 4.0;  // above every haversine (at most 1)
+    std::int64_t best = count;
+    double best_chord = 8.0;
+    for (std::int64_t j = threadIdx.x; j < count; j += blockDim.x) {
+      const double chord = metric.chord(o, j);
+      if (chord <= best_chord + impl::chord_tie_margin) {
+        const double h = metric.key(o, j);
+        if (before(h, j, best_h, best)) {
+          best_h = h;
+          best = j;
+          best_chord = chord;
         }
       }
     }
+    // Warp-shuffle min-reduce over (haversine, index), then across warps in shared memory.
+    for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+      const double other_h = Runtime::shuffle_down(best_h, offset);
+      const std::int64_t other = Runtime::shuffle_down(best, offset);
+      if (before(other_h, other, best_h, best)) best_h = other_h, best = other;
+    }
+    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    if (lane == 0) warp_h[warp] = best_h, warp_best[warp] = best;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < resolve_block / warp_size; ++w)
+        if (before(warp_h[w], warp_best[w], best_h, best)) best_h = warp_h[w], best = warp_best[w];
+      output.write(i, 0, best, best_h, metric);
+    }
+    __syncthreads();  // warp_h is reused by the next listed observation
   }
-
-#pragma unroll
-  for (int p = 0; p < per_thread; ++p) {
-    const int k = first + p * scan_block;
-    if (k < listed)
-      split_index[std::size_t(split) * observation_count + k] =
-          list[p].size > 0 ? int(list[p].index[0]) : -1;
-  }
-}
-
-// Writes the listed observations' answers: the splits' winners in (haversine, index) order.
-template <class Metric, class Output>
-__global__ void decide(Metric metric, int splits, int observation_count,
-                       const int* __restrict__ ambiguous_count,
-                       const int* __restrict__ ambiguous_list,
-                       const int* __restrict__ split_index, Output output) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= *ambiguous_count) return;
-  const int i = ambiguous_list[k];
-  const auto o = metric.observation(i);
-  double best_h = 4.0;  // above every haversine (at most 1)
-  int best = -1;
-  for (int s = 0; s < splits; ++s) {
-    const int j = split_index[std::size_t(s) * observation_count + k];
-    if (j < 0) continue;
-    const double h = metric.key(o, j);
-    if (h < best_h || (h == best_h && j < best)) best_h = h, best = j;
-  }
-  output.write(i, 0, best, best_h, metric);
 }
 
 template <class Prepared>
@@ -322,15 +294,13 @@ struct nearest_gpu_tuned {
                     scratch::template bytes_for<float>(splits * n) +
                     scratch::template bytes_for<int>(splits * n) +
                     scratch::template bytes_for<unsigned char>(splits * n) +
-                    scratch::template bytes_for<int>(n + 1) +
-                    scratch::template bytes_for<float>(n));
+                    scratch::template bytes_for<int>(n + 1));
     float4* unit = buffers.template take<float4>(m);
     float* split_chord = buffers.template take<float>(splits * n);
     int* split_index = buffers.template take<int>(splits * n);
     unsigned char* split_ambiguous = buffers.template take<unsigned char>(splits * n);
     int* ambiguous_list = buffers.template take<int>(n + 1);
     int* ambiguous_count = ambiguous_list + n;
-    float* ambiguous_limit = buffers.template take<float>(n);
     const auto prepared = impl::prepare_sphere_references(space, references, scale, buffers);
     const impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
         observations, prepared, scale, radius};
@@ -346,18 +316,12 @@ struct nearest_gpu_tuned {
     Runtime::check_launch("scan");
     merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(metric, int(splits), int(n), split_chord,
                                                          split_index, split_ambiguous, output,
-                                                         ambiguous_count, ambiguous_list,
-                                                         ambiguous_limit);
+                                                         ambiguous_count, ambiguous_list);
     Runtime::check_launch("merge");
-    // Sized for every observation; the blocks past the ambiguous ones return at once.
-    decide_split<<<scan_grid, scan_block, 0, stream>>>(metric, unit, int(m), split_length, int(n),
-                                                       ambiguous_count, ambiguous_list,
-                                                       ambiguous_limit, split_index);
-    Runtime::check_launch("decide_split");
-    decide<<<unsigned((n + 255) / 256), 256, 0, stream>>>(metric, int(splits), int(n),
-                                                          ambiguous_count, ambiguous_list,
-                                                          split_index, output);
-    Runtime::check_launch("decide");
+    // Enough blocks for the usual handful of ambiguous observations; each loops over the list.
+    resolve<Runtime><<<unsigned(std::min<std::int64_t>(n, 1024)), resolve_block, 0, stream>>>(
+        metric, ambiguous_count, ambiguous_list, output);
+    Runtime::check_launch("resolve");
     space.fence();  // the workspace is free again once the kernels are done
   }
 };

@@ -28,43 +28,41 @@ struct running_best {
   float best = 1.0e30f;  // above every chord, with a finite margin
   float limit = 1.0e30f;
   std::int64_t index = -1;
-  bool ambiguous = false;
   bool overflow = false;  // more than `kept` candidates since the best last moved past the margin
   int near = 0;
   float near_chord[kept];
   std::int64_t near_index[kept];
 
+  // Whether another reference is within the margin of the best: float32 cannot name the winner.
+  bool ambiguous() const { return near > 1 || overflow; }
+
   // Candidates arrive in index order, each with a chord at most `limit`.
   void fold(float chord, std::int64_t j) {
-    if (chord < best - chord_margin(best)) {  // every earlier candidate is ruled out
+    if (chord < best - chord_margin(best)) near = 0, overflow = false;  // all earlier ruled out
+    if (chord < best) {  // a lower limit: drop the candidates it rules out
       best = chord;
       index = j;
       limit = best + chord_margin(best);
-      ambiguous = overflow = false;
-      near = 0;
-    } else {
-      ambiguous = true;
-      if (chord < best) {  // a lower limit: drop the candidates it rules out
-        best = chord;
-        index = j;
-        limit = best + chord_margin(best);
-        int still = 0;
-        for (int e = 0; e < near; ++e)
-          if (near_chord[e] <= limit) near_chord[still] = near_chord[e], near_index[still++] = near_index[e];
-        near = still;
-      }
+      int still = 0;
+      for (int e = 0; e < near; ++e)
+        if (near_chord[e] <= limit) near_chord[still] = near_chord[e], near_index[still++] = near_index[e];
+      near = still;
     }
     if (near < kept) near_chord[near] = chord, near_index[near++] = j;
     else overflow = true;
   }
-};
 
-// The observations a scan carries: `limit(p)` bounds the chords offered for observation p,
-// `offer(p, chord, j)` takes one.
-struct best_rows {
-  running_best* row;
-  float limit(int p) const { return row[p].limit; }
-  void offer(int p, float chord, std::int64_t j) const { row[p].fold(chord, j); }
+  // Writes observation i's answer (see scan_sphere_f32), visiting its candidates if ambiguous.
+  void report(int i, std::int64_t* answer, candidate_visit visit, void* context) const {
+    if (!ambiguous()) {
+      answer[i] = index;
+    } else if (overflow) {
+      answer[i] = too_many_candidates;
+    } else {
+      answer[i] = -1;
+      for (int e = 0; e < near; ++e) visit(context, i, near_index[e]);
+    }
+  }
 };
 
 inline float squared_chord(float ox, float oy, float oz, float rx, float ry, float rz) {
@@ -72,32 +70,30 @@ inline float squared_chord(float ox, float oy, float oz, float rx, float ry, flo
   return std::fma(dz, dz, std::fma(dy, dy, dx * dx));
 }
 
-template <class Rows>
-void scan_portable(const sphere_references_f32& references, const float* o, const Rows& rows,
-                   int p, std::int64_t from) {
+void scan_portable(const sphere_references_f32& references, const float* o, running_best& result,
+                   std::int64_t from) {
   for (std::int64_t j = from; j < references.count; ++j) {
     const float chord = squared_chord(o[0], o[1], o[2], references.x[j], references.y[j],
                                       references.z[j]);
-    if (chord <= rows.limit(p)) rows.offer(p, chord, j);
+    if (chord <= result.limit) result.fold(chord, j);
   }
 }
 
-constexpr int together = 4;  // observations sharing each load of references
-
 #ifdef KERNWERK_HOST_AVX2
 constexpr int lanes = 8;
+constexpr int together = 4;  // observations sharing each load of references
 
 // Scans `together` observations at once, 8 references a step; a step whose chords all exceed
 // every limit costs no branch taken. Returns the first reference it left to the caller.
-template <class Rows>
 __attribute__((target("avx2,fma"))) std::int64_t scan_avx2(const sphere_references_f32& refs,
-                                                           const float (*o)[3], const Rows& rows) {
+                                                           const float (*o)[3],
+                                                           running_best* result) {
   __m256 ox[together], oy[together], oz[together], limit[together];
   for (int p = 0; p < together; ++p) {
     ox[p] = _mm256_set1_ps(o[p][0]);
     oy[p] = _mm256_set1_ps(o[p][1]);
     oz[p] = _mm256_set1_ps(o[p][2]);
-    limit[p] = _mm256_set1_ps(rows.limit(p));
+    limit[p] = _mm256_set1_ps(result[p].limit);
   }
   const std::int64_t whole = refs.count / lanes * lanes;
   for (std::int64_t j = 0; j < whole; j += lanes) {
@@ -113,8 +109,8 @@ __attribute__((target("avx2,fma"))) std::int64_t scan_avx2(const sphere_referenc
         alignas(32) float chords[lanes];
         _mm256_store_ps(chords, chord);
         for (int lane = 0; lane < lanes; ++lane)
-          if (chords[lane] <= rows.limit(p)) rows.offer(p, chords[lane], j + lane);
-        limit[p] = _mm256_set1_ps(rows.limit(p));
+          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
+        limit[p] = _mm256_set1_ps(result[p].limit);
       }
     }
   }
@@ -122,17 +118,16 @@ __attribute__((target("avx2,fma"))) std::int64_t scan_avx2(const sphere_referenc
 }
 
 // The same with 16 lanes, where the machine has AVX-512 (compares give masks directly).
-template <class Rows>
 __attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_references_f32& refs,
                                                              const float (*o)[3],
-                                                             const Rows& rows) {
+                                                             running_best* result) {
   constexpr int wide = 16;
   __m512 ox[together], oy[together], oz[together], limit[together];
   for (int p = 0; p < together; ++p) {
     ox[p] = _mm512_set1_ps(o[p][0]);
     oy[p] = _mm512_set1_ps(o[p][1]);
     oz[p] = _mm512_set1_ps(o[p][2]);
-    limit[p] = _mm512_set1_ps(rows.limit(p));
+    limit[p] = _mm512_set1_ps(result[p].limit);
   }
   const std::int64_t whole = refs.count / wide * wide;
   for (std::int64_t j = 0; j < whole; j += wide) {
@@ -147,40 +142,15 @@ __attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_referen
         alignas(64) float chords[wide];
         _mm512_store_ps(chords, chord);
         for (int lane = 0; lane < wide; ++lane)
-          if (chords[lane] <= rows.limit(p)) rows.offer(p, chords[lane], j + lane);
-        limit[p] = _mm512_set1_ps(rows.limit(p));
+          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
+        limit[p] = _mm512_set1_ps(result[p].limit);
       }
     }
   }
   return whole;
 }
+
 #endif
-
-std::atomic<int> simd_limit{2};
-
-// The vector path the scans take: the widest the machine has, at most limit_simd_width's.
-int simd_width() { return std::min(widest_simd(), simd_limit.load()); }
-
-// Runs `count` observations through the scan, `together` at a time on the vector paths, one at
-// a time on the portable one; rows_for(first, size) makes the rows of each group.
-template <class RowsFor>
-void scan_all(const sphere_references_f32& references, const float (*observations)[3], int count,
-              const RowsFor& rows_for) {
-  int first = 0;
-#ifdef KERNWERK_HOST_AVX2
-  const int simd = simd_width();
-  if (simd > 0) {
-    for (; first + together <= count; first += together) {
-      const auto rows = rows_for(first, together);
-      const std::int64_t done = simd == 2 ? scan_avx512(references, observations + first, rows)
-                                          : scan_avx2(references, observations + first, rows);
-      for (int p = 0; p < together; ++p)
-        scan_portable(references, observations[first + p], rows, p, done);
-    }
-  }
-#endif
-  for (; first < count; ++first) scan_portable(references, observations[first], rows_for(first, 1), 0, 0);
-}
 
 #ifdef KERNWERK_HOST_AVX2
 // Independent FMA chains, enough to cover the FMA latency; returns float lanes per iteration.
@@ -219,6 +189,8 @@ int machine_simd() {
   return 0;
 }
 
+std::atomic<int> simd_limit{2};
+
 }  // namespace
 
 int widest_simd() {
@@ -233,7 +205,7 @@ double fma_rate_one_thread() {
   float out = 0;
   double lanes_per_iteration = 12;  // the portable loop: 12 scalar chains
   const auto start = std::chrono::steady_clock::now();
-  const int simd = simd_width();
+  const int simd = std::min(widest_simd(), simd_limit.load());
 #ifdef KERNWERK_HOST_AVX2
   if (simd == 2) lanes_per_iteration = fma_avx512(iterations, &out);
   else if (simd == 1) lanes_per_iteration = fma_avx2(iterations, &out);
@@ -254,24 +226,27 @@ double fma_rate_one_thread() {
 
 void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
                      int count, std::int64_t* best, candidate_visit visit, void* context) {
-  running_best result[together];
-  int pending = 0, first = 0;  // the group in result: observations first .. first + pending
-  const auto flush = [&] {
-    for (int p = 0; p < pending; ++p) {
-      const auto& r = result[p];
-      best[first + p] = !r.ambiguous ? r.index : r.overflow ? too_many_candidates : -1;
-      if (r.ambiguous && !r.overflow)
-        for (int e = 0; e < r.near; ++e) visit(context, first + p, r.near_index[e]);
+  running_best result[4];
+  int first = 0;
+#ifdef KERNWERK_HOST_AVX2
+  const int simd = std::min(widest_simd(), simd_limit.load());
+  if (simd > 0) {
+    const auto scan = simd == 2 ? scan_avx512 : scan_avx2;
+    for (; first + together <= count; first += together) {
+      for (int p = 0; p < together; ++p) result[p] = running_best{};
+      const std::int64_t done = scan(references, observations + first, result);
+      for (int p = 0; p < together; ++p) {
+        scan_portable(references, observations[first + p], result[p], done);
+        result[p].report(first + p, best, visit, context);
+      }
     }
-  };
-  scan_all(references, observations, count, [&](int group_first, int size) {
-    flush();
-    first = group_first;
-    pending = size;
-    for (auto& r : result) r = running_best{};
-    return best_rows{result};
-  });
-  flush();
+  }
+#endif
+  for (; first < count; ++first) {
+    result[0] = running_best{};
+    scan_portable(references, observations[first], result[0], 0);
+    result[0].report(first, best, visit, context);
+  }
 }
 
 }  // namespace kernwerk::host

@@ -16,7 +16,8 @@
 // --order-per-thread the observations per thread from which it orders them (order_policy),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
-// observations; a wrong answer stops the benchmark.
+// observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
+// of one layout, size and k go round the variants in turn (median and best of --repeat each).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -121,34 +122,51 @@ int main(int argc, char* argv[]) {
           const host_points obs_in_host(obs_host.data(), n, 2), ref_in_host(ref_host.data(), m, 2);
           auto indices_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), indices);
           auto distances_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), distances);
-          for (const auto& name : split(variants, ',')) {
+          // Every variant is warmed up and checked first; then the timed runs go round the
+          // variants in turn, so that a slow spell of the machine falls on all of them alike.
+          struct variant {
+            std::string name;
             nearest_options options;
-            if (name == "indexed") {
-              options.method = method_kind::indexed;
-            } else if (name == "brute") {
-              options.method = method_kind::brute;
-            } else if (name != "auto") {
-              options.method = method_kind::brute;
-              options.implementation = parse_implementation(name, "--variants");
-            }
-            options.memory_budget = budget;
             nearest_report report;
-            options.report = &report;
-            const auto run = [&] {
-              if (host_inputs == pipelined) {
-                kernwerk::nearest(space(), obs_in_host, ref_in_host, indices_host, distances_host,
-                                  options);
-              } else if (host_inputs == copied) {  // what a caller does by hand: copy, compute, copy
-                Kokkos::deep_copy(obs, obs_in_host);
-                Kokkos::deep_copy(ref, ref_in_host);
-                kernwerk::nearest(space(), obs, ref, indices, distances, options);
-                Kokkos::deep_copy(indices_host, indices);
-                Kokkos::deep_copy(distances_host, distances);
-              } else {
-                kernwerk::nearest(space(), obs, ref, indices, distances, options);
-              }
-            };
-            run();  // warm-up
+            std::vector<double> times;
+          };
+          std::vector<variant> runs;
+          for (const auto& name : split(variants, ',')) {
+            variant v{name, {}, {}, {}};
+            if (name == "indexed") {
+              v.options.method = method_kind::indexed;
+            } else if (name == "brute") {
+              v.options.method = method_kind::brute;
+            } else if (name != "auto") {
+              v.options.method = method_kind::brute;
+              v.options.implementation = parse_implementation(name, "--variants");
+            }
+            v.options.memory_budget = budget;
+            runs.push_back(v);
+          }
+          const auto run = [&](variant& v) {
+            v.options.report = &v.report;
+            if (host_inputs == pipelined) {
+              kernwerk::nearest(space(), obs_in_host, ref_in_host, indices_host, distances_host,
+                                v.options);
+            } else if (host_inputs == copied) {  // what a caller does by hand: copy, compute, copy
+              Kokkos::deep_copy(obs, obs_in_host);
+              Kokkos::deep_copy(ref, ref_in_host);
+              kernwerk::nearest(space(), obs, ref, indices, distances, v.options);
+              Kokkos::deep_copy(indices_host, indices);
+              Kokkos::deep_copy(distances_host, distances);
+            } else {
+              kernwerk::nearest(space(), obs, ref, indices, distances, v.options);
+            }
+          };
+          for (auto& v : runs) {
+            Kokkos::deep_copy(indices_host, -1);  // poisoned: every answer must be written
+            Kokkos::deep_copy(distances_host, -1.0);
+            if (host_inputs == device_inputs) {
+              Kokkos::deep_copy(indices, indices_host);
+              Kokkos::deep_copy(distances, distances_host);
+            }
+            run(v);  // warm-up
             if (host_inputs == device_inputs) {
               Kokkos::deep_copy(indices_host, indices);
               Kokkos::deep_copy(distances_host, distances);
@@ -157,30 +175,34 @@ int main(int argc, char* argv[]) {
             for (std::size_t s = 0; s < 64; ++s) {
               const std::size_t i = (s * 2654435761u) % n;
               const auto problem = reference::check_k(o, i, r, &indices_host(i, 0),
-                                                      &distances_host(i, 0), k, options);
+                                                      &distances_host(i, 0), k, v.options);
               if (!problem.empty())
-                throw error(layout + " " + name + " " + size + " k " + k_text + ": " + problem);
+                throw error(layout + " " + v.name + " " + size + " k " + k_text + ": " + problem);
             }
-            std::vector<double> times;
-            for (int t = 0; t < repeat; ++t) {
+          }
+          for (int t = 0; t < repeat; ++t) {
+            for (auto& v : runs) {
               space().fence();
               const auto start = std::chrono::steady_clock::now();
-              run();
+              run(v);
               space().fence();
-              times.push_back(
+              v.times.push_back(
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             }
-            std::sort(times.begin(), times.end());
-            std::string label = name;
+          }
+          for (auto& v : runs) {
+            std::sort(v.times.begin(), v.times.end());
+            std::string label = v.name;
             if (host_inputs == pipelined) label += " (host inputs)";
             if (host_inputs == copied) label += " (host inputs, copy then compute)";
             if (budget) label += " budget " + std::to_string(budget) + " bytes";
-            if (name == "auto") label += std::string(" (ran ") + to_string(report.method) + ")";
-            records.push_back({layout, label, n, m, k, times[times.size() / 2], times.front()});
+            if (v.name == "auto") label += std::string(" (ran ") + to_string(v.report.method) + ")";
+            records.push_back({layout, label, n, m, k, v.times[v.times.size() / 2], v.times.front()});
             const auto& last = records.back();
             std::printf("%-8s %-10s %-20s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms  %s\n",
                         space::name(), layout.c_str(), last.variant.c_str(), n, m, k,
-                        1e3 * last.median, 1e3 * last.best, name == "auto" ? report.reason.c_str() : "");
+                        1e3 * last.median, 1e3 * last.best,
+                        v.name == "auto" ? v.report.reason.c_str() : "");
             std::fflush(stdout);
           }
         }

@@ -22,6 +22,21 @@ struct cuda_runtime {
   __device__ static T shuffle_down(T value, int offset) {
     return __shfl_down_sync(0xffffffffu, value, offset);
   }
+  template <class T>
+  __device__ static T shuffle_xor(T value, int mask) {
+    return __shfl_xor_sync(0xffffffffu, value, mask);
+  }
+  template <class T>
+  __device__ static T shuffle(T value, int lane) {
+    return __shfl_sync(0xffffffffu, value, lane);
+  }
+  // One bit per lane of the warp, set where the predicate holds.
+  using lane_mask = unsigned;
+  __device__ static lane_mask ballot(bool predicate) {
+    return __ballot_sync(0xffffffffu, predicate);
+  }
+  __device__ static int lowest_lane(lane_mask mask) { return __ffs(mask) - 1; }
+  __device__ static int lane_count(lane_mask mask) { return __popc(mask); }
   static void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
       throw error(std::string("kernwerk (cuda): ") + what + ": " +

@@ -22,6 +22,19 @@ struct hip_runtime {
   __device__ static T shuffle_down(T value, int offset) {
     return __shfl_down(value, offset, warp_size);
   }
+  template <class T>
+  __device__ static T shuffle_xor(T value, int mask) {
+    return __shfl_xor(value, mask, warp_size);
+  }
+  template <class T>
+  __device__ static T shuffle(T value, int lane) {
+    return __shfl(value, lane, warp_size);
+  }
+  // One bit per lane of the wavefront, set where the predicate holds.
+  using lane_mask = unsigned long long;
+  __device__ static lane_mask ballot(bool predicate) { return __ballot(predicate); }
+  __device__ static int lowest_lane(lane_mask mask) { return __ffsll(mask) - 1; }
+  __device__ static int lane_count(lane_mask mask) { return __popcll(mask); }
   static void check(hipError_t status, const char* what) {
     if (status != hipSuccess)
       throw error(std::string("kernwerk (hip): ") + what + ": " +

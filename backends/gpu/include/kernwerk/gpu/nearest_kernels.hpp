@@ -1,23 +1,35 @@
 #pragma once
 // The tuned GPU nearest neighbour on the sphere (haversine, k = 1), written once for CUDA and
-// HIP: backends/cuda and backends/hip describe their runtime (warp width, shuffles, streams,
-// errors) in a Runtime struct and specialise impl::nearest_tuned with nearest_gpu_tuned.
+// HIP: backends/cuda and backends/hip describe their runtime (warp width, shuffles, votes,
+// streams, errors) in a Runtime struct and specialise impl::nearest_tuned with nearest_gpu_tuned.
 //
-// 1. A float32 scan: reference unit vectors tiled through shared memory, several observations
-//    per thread, squared chords from squared differences (no trigonometry, no 1 - dot
-//    cancellation). Each observation keeps its best chord and whether any other reference came
-//    within the float32 error margin of it ("ambiguous"). Small observation sets split the
-//    references over several blocks (grid.y) to fill the GPU.
-// 2. A merge per observation over the splits, in reference order, with the same rule. An
-//    unambiguous winner is the exact float64 winner: every other chord is farther than the
-//    rounding errors can reach. Its float64 haversine gives the distance.
-// 3. Ambiguous observations (duplicates, near ties) are resolved exactly: one block per
-//    observation scans all references in float64 (the generic path's rule) and a shuffle
-//    min-reduce over (haversine, index) across each warp or wavefront picks the winner, ties to
-//    the smallest index.
+// The nearest reference is the one whose unit vector v has the largest dot product with the
+// observation's u (squared chord 2 - 2 u.v). The references are centred first, d = v - c with c
+// their mean: u.v = u.c + u.d, and u.c is the same for every reference, so the float32 values
+// u.d order them with errors proportional to the spread max |d| (a cluster's radius, where the
+// references are clustered; about 1 where they cover the sphere).
+//
+// 1. A float32 scan: the centred references tiled through shared memory, several observations
+//    per thread, two fused multiply-adds, a multiply and a max per pair. A warp takes a
+//    sub-block of warp-width references at a time (the first one of a split each thread scans on
+//    its own). An observation whose sub-block maximum comes within the margin of its best so
+//    far (a new best, or a first near tie) is an event, which the whole warp handles at once:
+//    each lane recomputes one reference's value, and votes give the new winner and whether
+//    another value lies within the margin of it ("ambiguous"). Small observation sets split
+//    the references over several blocks (grid.y).
+// 2. A merge per observation over the splits, with the same margin. An unambiguous winner is
+//    the exact float64 winner: every other value is below it by more than the rounding errors
+//    reach. Its float64 haversine gives the distance.
+// 3. Ambiguous observations (duplicates, near ties) are decided exactly on a short list: a
+//    second scan over them only, its threshold fixed at their best value less the margin,
+//    offers every reference above it to the float64 rule (haversine, ties to the smaller
+//    index). A grid sized for the device shares the ambiguous observations and the references
+//    out among its blocks by the count it reads on the device: a few of them take little time,
+//    many fill the GPU, and the host never waits for the count.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -32,95 +44,205 @@ namespace kernwerk::gpu_impl {
 
 using impl::sphere_point;
 
-constexpr int scan_block = 256;      // threads per block of the float32 scan
-constexpr int per_thread = 4;        // observations per thread
+constexpr int scan_block = 256;                                // threads per block of the scans
+constexpr int per_thread = 4;                                  // observations per thread
+constexpr int block_observations = scan_block * per_thread;
 constexpr int tile = 2048;           // references per shared-memory tile (32 KiB of float4)
-constexpr int group = 4;             // references compared per branch of the scan
-constexpr int resolve_block = 256;   // threads per ambiguous observation
-constexpr float no_chord = 1.0e30f;  // above every chord (at most 4), with a finite margin
-constexpr float far_away = 1.0e18f;  // pads a tile: its squared chord, ~3e36, exceeds no_chord
+constexpr int centre_block = 256;    // threads per block of the centring kernels
+constexpr int centre_sum_blocks = 256;  // at most, for the references' mean
+constexpr int decide_blocks_per_multiprocessor = 4;
+constexpr float unset = -1.0e30f;        // below every value (|u.d| <= 2)
+constexpr float no_threshold = 1.0e30f;  // above every value: a slot without an observation
 
-// Bound on the float32 errors of two squared chords near c, added. Unit-vector components
-// are rounded to float32 (|error| <= 2^-24 each), so a difference dx is off by at most
-// 1.2e-7 + 2^-24 |dx|, and sum(dx^2) by about 2 sqrt(3) 1.3e-7 chord + 4 ulp(chord^2)
-// <= 4.5e-7 sqrt(c) + 2.4e-7 c; twice that is below this margin for every c <= 4.
-__device__ __forceinline__ float chord_margin(float c) {
-  return 1.0e-6f * sqrtf(c) + 6.0e-7f * c + 1.0e-12f;
+// The margin between two values within which their order is in doubt, for spread rho >= max |d|.
+// A value fl(u32 . d32) differs from u.d (u, v, c the float64 unit vectors and centre) by at
+// most 5.01 e rho + 1e-15 (e = 2^-24): e rho from rounding u to float32, e rho from rounding d
+// (and ~1e-15 from v - c in float64), 3 e rho from the multiply and two fused multiply-adds.
+// So a value below the best by more than twice that, 5.98e-7 rho, is a farther reference; the
+// margin adds the rounding of best - margin itself (6e-8 rho) and the float64 rule's own tie
+// scale (the haversine keys of chords 1e-14 apart may order either way), with room to spare.
+__device__ __forceinline__ float value_margin(float spread) {
+  return 7.5e-7f * spread + 1.0e-13f;
 }
 
-// Folds candidate (chord, index, ambiguous) into a running best, candidates in index order.
-__device__ __forceinline__ void fold(float chord, int index, bool ambiguous, float& best,
-                                     int& best_index, bool& best_ambiguous) {
-  if (chord < best - chord_margin(best)) {
-    best = chord;
-    best_index = index;
-    best_ambiguous = ambiguous;
-  } else if (chord <= best + chord_margin(best)) {
-    best_ambiguous = true;
-    if (chord < best) {
-      best = chord;
-      best_index = index;
-    }
+__device__ __forceinline__ float centred_value(float x, float y, float z, const float4& d) {
+  return fmaf(z, d.z, fmaf(y, d.y, x * d.x));
+}
+
+// Pads a tile's last sub-block: its values are NaN, which fmaxf and every comparison pass over.
+__device__ __forceinline__ float4 no_reference() {
+  const float nan = __int_as_float(0x7fffffff);
+  return make_float4(nan, nan, nan, 0.f);
+}
+
+// Per-block sums of the references' unit vectors, in a fixed order (the same centre each call).
+template <class Prepared>
+__global__ void __launch_bounds__(centre_block)
+    centre_sums(Prepared prepared, int count, double* __restrict__ sums) {
+  __shared__ double partial[3][centre_block];
+  double sum[3] = {0.0, 0.0, 0.0};
+  for (int j = blockIdx.x * centre_block + threadIdx.x; j < count; j += gridDim.x * centre_block) {
+    sum[0] += prepared(j, impl::column_x);
+    sum[1] += prepared(j, impl::column_y);
+    sum[2] += prepared(j, impl::column_z);
+  }
+  for (int c = 0; c < 3; ++c) partial[c][threadIdx.x] = sum[c];
+  __syncthreads();
+  for (int half = centre_block / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      for (int c = 0; c < 3; ++c) partial[c][threadIdx.x] += partial[c][threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    for (int c = 0; c < 3; ++c) sums[3 * blockIdx.x + c] = partial[c][0];
+}
+
+// The centred float32 references d = v - c, and the spread: a float bound on every |d|, as the
+// bits of a non-negative float (whose order is the unsigned integers' order).
+template <class Prepared>
+__global__ void __launch_bounds__(centre_block)
+    centre(Prepared prepared, int count, const double* __restrict__ sums, int sum_blocks,
+           float4* __restrict__ centred, unsigned* __restrict__ spread_bits) {
+  __shared__ double c[3];
+  __shared__ float largest[centre_block];
+  if (threadIdx.x < 3) {
+    double sum = 0.0;
+    for (int b = 0; b < sum_blocks; ++b) sum += sums[3 * b + threadIdx.x];
+    c[threadIdx.x] = sum / count;
+  }
+  __syncthreads();
+  float spread = 0.f;
+  for (int j = blockIdx.x * centre_block + threadIdx.x; j < count; j += gridDim.x * centre_block) {
+    const double dx = prepared(j, impl::column_x) - c[0];
+    const double dy = prepared(j, impl::column_y) - c[1];
+    const double dz = prepared(j, impl::column_z) - c[2];
+    centred[j] = make_float4(float(dx), float(dy), float(dz), 0.f);
+    spread = fmaxf(spread, float(sqrt(dx * dx + dy * dy + dz * dz) * (1.0 + 1e-6)));
+  }
+  largest[threadIdx.x] = spread;
+  __syncthreads();
+  for (int half = centre_block / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      largest[threadIdx.x] = fmaxf(largest[threadIdx.x], largest[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicMax(spread_bits, __float_as_uint(largest[0]));
+}
+
+// Loads references t .. t + count of the centred set into a tile, padded to whole sub-blocks;
+// returns the padded length.
+template <int width>
+__device__ __forceinline__ int load_tile(float4* cached, const float4* __restrict__ centred,
+                                         int t, int count) {
+  const int padded = (count + width - 1) / width * width;
+  __syncthreads();  // the last tile is read by every warp
+  for (int k = threadIdx.x; k < padded; k += scan_block)
+    cached[k] = k < count ? centred[t + k] : no_reference();
+  __syncthreads();
+  return padded;
+}
+
+// The largest value in sub-block `cached` for each of a thread's observations.
+template <int width>
+__device__ __forceinline__ void sub_block_tops(const float4* cached, const float* ox,
+                                               const float* oy, const float* oz, float* top) {
+#pragma unroll
+  for (int p = 0; p < per_thread; ++p) top[p] = unset;
+#pragma unroll 8
+  for (int j = 0; j < width; ++j) {
+    const float4 d = cached[j];
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p)
+      top[p] = fmaxf(top[p], centred_value(ox[p], oy[p], oz[p], d));
   }
 }
 
-__device__ __forceinline__ float squared_chord(float ox, float oy, float oz, const float4& r) {
-  const float dx = ox - r.x, dy = oy - r.y, dz = oz - r.z;
-  return fmaf(dz, dz, fmaf(dy, dy, dx * dx));
-}
-
-template <class Metric>
+template <class Runtime, class Metric>
 __global__ void __launch_bounds__(scan_block)
-    scan(Metric metric, const float4* __restrict__ references,
-         int reference_count, int split_length, int observation_count,
-         float* __restrict__ split_chord, int* __restrict__ split_index,
+    scan(Metric metric, const float4* __restrict__ centred, int reference_count,
+         int split_length, int observation_count, const unsigned* __restrict__ spread_bits,
+         float* __restrict__ split_best, int* __restrict__ split_index,
          unsigned char* __restrict__ split_ambiguous) {
+  constexpr int width = Runtime::warp_size;
   __shared__ float4 cached[tile];
-  const int split = blockIdx.y;
-  const int begin = split * split_length;
+  const float margin = value_margin(__uint_as_float(*spread_bits));
+  const int lane = threadIdx.x % width;
+  const int begin = blockIdx.y * split_length;
   const int end = min(reference_count, begin + split_length);
-  const int first = blockIdx.x * scan_block * per_thread + threadIdx.x;
+  const int first = blockIdx.x * block_observations + threadIdx.x;
 
-  float ox[per_thread], oy[per_thread], oz[per_thread], best[per_thread], limit[per_thread];
+  float ox[per_thread], oy[per_thread], oz[per_thread], best[per_thread], threshold[per_thread];
   int best_index[per_thread];
   bool ambiguous[per_thread];
 #pragma unroll
   for (int p = 0; p < per_thread; ++p) {
     const int i = first + p * scan_block;
-    const auto o = i < observation_count ? metric.observation(i) : impl::sphere_point{};
+    const auto o = i < observation_count ? metric.observation(i) : sphere_point{};
     ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);
-    best[p] = no_chord;
-    limit[p] = no_chord;
+    best[p] = unset;
+    threshold[p] = i < observation_count ? unset : no_threshold;
     best_index[p] = -1;
     ambiguous[p] = false;
   }
 
   for (int t = begin; t < end; t += tile) {
-    const int n = min(tile, end - t);
-    const int padded = (n + group - 1) / group * group;
-    __syncthreads();
-    for (int k = threadIdx.x; k < padded; k += scan_block)
-      cached[k] = k < n ? references[t + k] : make_float4(far_away, far_away, far_away, 0.f);
-    __syncthreads();
-    for (int j = 0; j < padded; j += group) {
-      float4 r[group];
+    const int padded = load_tile<width>(cached, centred, t, min(tile, end - t));
+    int s = 0;
+    if (t == begin) {  // the split's first sub-block, each thread on its own: every one a new best
+      float second[per_thread];
 #pragma unroll
-      for (int g = 0; g < group; ++g) r[g] = cached[j + g];
+      for (int p = 0; p < per_thread; ++p) second[p] = unset;
+#pragma unroll 4
+      for (int j = 0; j < width; ++j) {
+        const float4 d = cached[j];
+#pragma unroll
+        for (int p = 0; p < per_thread; ++p) {
+          const float value = centred_value(ox[p], oy[p], oz[p], d);
+          if (value > best[p]) {  // a NaN pad never is
+            second[p] = best[p];
+            best[p] = value;
+            best_index[p] = t + j;
+          } else {
+            second[p] = fmaxf(second[p], value);
+          }
+        }
+      }
 #pragma unroll
       for (int p = 0; p < per_thread; ++p) {
-        // The common case costs one compare per group: the group's smallest chord.
-        float smallest = squared_chord(ox[p], oy[p], oz[p], r[0]);
+        ambiguous[p] = second[p] >= best[p] - margin;
+        if (threshold[p] != no_threshold)
+          threshold[p] = ambiguous[p] ? nextafterf(best[p], no_threshold) : best[p] - margin;
+      }
+      s = width;
+    }
+    for (; s < padded; s += width) {
+      float top[per_thread];
+      sub_block_tops<width>(cached + s, ox, oy, oz, top);
 #pragma unroll
-        for (int g = 1; g < group; ++g)
-          smallest = fminf(smallest, squared_chord(ox[p], oy[p], oz[p], r[g]));
-        if (smallest <= limit[p]) {  // rare: a new best or a near tie in this group
-#pragma unroll
-          for (int g = 0; g < group; ++g) {
-            const float chord = squared_chord(ox[p], oy[p], oz[p], r[g]);
-            if (chord <= limit[p]) {
-              fold(chord, t + j + g, false, best[p], best_index[p], ambiguous[p]);
-              limit[p] = best[p] + chord_margin(best[p]);
+      for (int p = 0; p < per_thread; ++p) {
+        // Events are rare after the first sub-blocks: new bests, and near ties until the first
+        // (an observation found ambiguous waits for a new best: its threshold is just above).
+        for (auto events = Runtime::ballot(top[p] >= threshold[p]); events; events &= events - 1) {
+          const int owner = Runtime::lowest_lane(events);
+          // Each lane recomputes one reference's value as the owner did (bit for bit).
+          const float value = centred_value(Runtime::shuffle(ox[p], owner),
+                                            Runtime::shuffle(oy[p], owner),
+                                            Runtime::shuffle(oz[p], owner), cached[s + lane]);
+          const float before = Runtime::shuffle(best[p], owner);
+          const float most = Runtime::shuffle(top[p], owner);
+          if (most > before) {  // a new best: the first lane holding it, ties to the smaller index
+            const int winner = Runtime::lowest_lane(Runtime::ballot(value == most));
+            const bool near = Runtime::lane_count(Runtime::ballot(value >= most - margin)) > 1 ||
+                              before >= most - margin;
+            if (lane == owner) {
+              best[p] = most;
+              best_index[p] = t + s + winner;
+              ambiguous[p] = near;
+              threshold[p] = near ? nextafterf(most, no_threshold) : most - margin;
             }
+          } else if (lane == owner) {  // within the margin below the best
+            ambiguous[p] = true;
+            threshold[p] = nextafterf(before, no_threshold);
           }
         }
       }
@@ -131,8 +253,8 @@ __global__ void __launch_bounds__(scan_block)
   for (int p = 0; p < per_thread; ++p) {
     const int i = first + p * scan_block;
     if (i < observation_count) {
-      const std::size_t slot = std::size_t(split) * observation_count + i;
-      split_chord[slot] = best[p];
+      const std::size_t slot = std::size_t(blockIdx.y) * observation_count + i;
+      split_best[slot] = best[p];
       split_index[slot] = best_index[p];
       split_ambiguous[slot] = ambiguous[p];
     }
@@ -141,22 +263,34 @@ __global__ void __launch_bounds__(scan_block)
 
 template <class Metric, class Output>
 __global__ void merge(Metric metric, int splits, int observation_count,
-                      const float* __restrict__ split_chord, const int* __restrict__ split_index,
+                      const unsigned* __restrict__ spread_bits,
+                      const float* __restrict__ split_best, const int* __restrict__ split_index,
                       const unsigned char* __restrict__ split_ambiguous, Output output,
-                      int* ambiguous_count, int* ambiguous_list) {
+                      int* ambiguous_count, int* ambiguous_list, float* ambiguous_threshold) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= observation_count) return;
-  float best = no_chord;
+  const float margin = value_margin(__uint_as_float(*spread_bits));
+  float best = unset;
   int best_index = -1;
   bool ambiguous = false;
-  for (int s = 0; s < splits; ++s) {
+  for (int s = 0; s < splits; ++s) {  // in reference order
     const std::size_t slot = std::size_t(s) * observation_count + i;
-    if (split_index[slot] >= 0)
-      fold(split_chord[slot], split_index[slot], split_ambiguous[slot], best, best_index,
-           ambiguous);
+    const int j = split_index[slot];
+    if (j < 0) continue;
+    const float value = split_best[slot];
+    if (value > best + margin) {  // everything before is farther
+      best = value;
+      best_index = j;
+      ambiguous = split_ambiguous[slot];
+    } else if (value >= best - margin) {
+      ambiguous = true;
+      if (value > best) best = value, best_index = j;
+    }
   }
   if (ambiguous) {
-    ambiguous_list[atomicAdd(ambiguous_count, 1)] = i;
+    const int k = atomicAdd(ambiguous_count, 1);
+    ambiguous_list[k] = i;
+    ambiguous_threshold[k] = best - margin;
     return;
   }
   const auto o = metric.observation(i);
@@ -164,67 +298,115 @@ __global__ void merge(Metric metric, int splits, int observation_count,
 }
 
 // (haversine, index) pairs ordered lexicographically: the smaller index wins equal distances.
-__device__ __forceinline__ bool before(double h1, std::int64_t j1, double h2, std::int64_t j2) {
+__device__ __forceinline__ bool before(double h1, int j1, double h2, int j2) {
   return h1 < h2 || (h1 == h2 && j1 < j2);
 }
 
-template <class Runtime, class Metric, class Output>
-__global__ void __launch_bounds__(resolve_block)
-    resolve(Metric metric, const int* __restrict__ ambiguous_count,
-            const int* __restrict__ ambiguous_list, Output output) {
-  constexpr int warp_size = Runtime::warp_size;
-  __shared__ double warp_h[resolve_block / warp_size];
-  __shared__ std::int64_t warp_best[resolve_block / warp_size];
-  const std::int64_t count = metric.references.extent(0);
+// How the decision pass shares `listed` ambiguous observations and the references out among
+// `grid` blocks: blocks of observations times splits of the references, at least 512 a split.
+struct decision_plan {
+  int observation_blocks, splits, split_length;
+};
+__device__ __forceinline__ decision_plan plan_decisions(int listed, int grid, int reference_count) {
+  const int blocks = (listed + block_observations - 1) / block_observations;
+  const int splits = max(1, min(grid / max(blocks, 1), reference_count / 512));
+  const int length = (reference_count + splits - 1) / splits;
+  return {blocks, (reference_count + length - 1) / length, length};
+}
+
+// The decision pass: each listed observation's references above its threshold go to the float64
+// rule; each split's winner to split_winner[split * listed + position in the list].
+template <class Runtime, class Metric>
+__global__ void __launch_bounds__(scan_block)
+    decide_splits(Metric metric, const float4* __restrict__ centred, int reference_count,
+                  const int* __restrict__ ambiguous_count, const int* __restrict__ ambiguous_list,
+                  const float* __restrict__ ambiguous_threshold, int* __restrict__ split_winner) {
+  constexpr int width = Runtime::warp_size;
+  __shared__ float4 cached[tile];
   const int listed = *ambiguous_count;
-  for (int k = blockIdx.x; k < listed; k += gridDim.x) {
-    const int i = ambiguous_list[k];
-    const auto o = metric.observation(i);
-    // Each thread scans references threadIdx.x, +blockDim.x, ... in float64: a chord within
-    // the float64 margin of the best one is decided by its haversine, equal ones by index.
-    double best_h = 4.0;  // above every haversine (at most 1)
-    std::int64_t best = count;
-    double best_chord = 8.0;
-    for (std::int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-      const double chord = metric.chord(o, j);
-      if (chord <= best_chord + impl::chord_tie_margin) {
-        const double h = metric.key(o, j);
-        if (before(h, j, best_h, best)) {
-          best_h = h;
-          best = j;
-          best_chord = chord;
+  const decision_plan plan = plan_decisions(listed, gridDim.x, reference_count);
+  const int lane = threadIdx.x % width;
+  for (int item = blockIdx.x; item < plan.observation_blocks * plan.splits; item += gridDim.x) {
+    const int split = item / plan.observation_blocks;
+    const int first = (item % plan.observation_blocks) * block_observations + threadIdx.x;
+    const int begin = split * plan.split_length;
+    const int end = min(reference_count, begin + plan.split_length);
+    float ox[per_thread], oy[per_thread], oz[per_thread], threshold[per_thread];
+    double lat[per_thread], lon[per_thread], coslat[per_thread], best_key[per_thread];
+    int best_index[per_thread];
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const int k = first + p * scan_block;
+      const auto o = k < listed ? metric.observation(ambiguous_list[k]) : sphere_point{};
+      ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);  // as in the scan
+      lat[p] = o.lat, lon[p] = o.lon, coslat[p] = o.coslat;
+      threshold[p] = k < listed ? ambiguous_threshold[k] : no_threshold;
+      best_key[p] = 4.0;  // above every haversine (at most 1)
+      best_index[p] = INT_MAX;
+    }
+    for (int t = begin; t < end; t += tile) {
+      const int padded = load_tile<width>(cached, centred, t, min(tile, end - t));
+      for (int s = 0; s < padded; s += width) {
+        float top[per_thread];
+        sub_block_tops<width>(cached + s, ox, oy, oz, top);
+#pragma unroll
+        for (int p = 0; p < per_thread; ++p) {
+          for (auto events = Runtime::ballot(top[p] >= threshold[p]); events;
+               events &= events - 1) {
+            const int owner = Runtime::lowest_lane(events);
+            const float value = centred_value(Runtime::shuffle(ox[p], owner),
+                                              Runtime::shuffle(oy[p], owner),
+                                              Runtime::shuffle(oz[p], owner), cached[s + lane]);
+            const sphere_point o{0.0, 0.0, 0.0, Runtime::shuffle(lat[p], owner),
+                                 Runtime::shuffle(lon[p], owner),
+                                 Runtime::shuffle(coslat[p], owner)};
+            double key = 4.0;
+            int index = INT_MAX;
+            if (value >= Runtime::shuffle(threshold[p], owner)) {  // a candidate
+              index = t + s + lane;
+              key = metric.key(o, index);
+            }
+            for (int offset = width / 2; offset > 0; offset /= 2) {
+              const double other_key = Runtime::shuffle_xor(key, offset);
+              const int other = Runtime::shuffle_xor(index, offset);
+              if (before(other_key, other, key, index)) key = other_key, index = other;
+            }
+            if (lane == owner && before(key, index, best_key[p], best_index[p]))
+              best_key[p] = key, best_index[p] = index;
+          }
         }
       }
     }
-    // Warp-shuffle min-reduce over (haversine, index), then across warps in shared memory.
-    for (int offset = warp_size / 2; offset > 0; offset /= 2) {
-      const double other_h = Runtime::shuffle_down(best_h, offset);
-      const std::int64_t other = Runtime::shuffle_down(best, offset);
-      if (before(other_h, other, best_h, best)) best_h = other_h, best = other;
+#pragma unroll
+    for (int p = 0; p < per_thread; ++p) {
+      const int k = first + p * scan_block;
+      if (k < listed) split_winner[std::size_t(split) * listed + k] = best_index[p];
     }
-    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
-    if (lane == 0) warp_h[warp] = best_h, warp_best[warp] = best;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      for (int w = 1; w < resolve_block / warp_size; ++w)
-        if (before(warp_h[w], warp_best[w], best_h, best)) best_h = warp_h[w], best = warp_best[w];
-      output.write(i, 0, best, best_h, metric);
-    }
-    __syncthreads();  // warp_h is reused by the next listed observation
   }
 }
 
-template <class Prepared>
-struct to_float_unit_vectors {
-  Prepared prepared;
-  float4* out;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    out[j] = make_float4(static_cast<float>(prepared(j, impl::column_x)),
-                         static_cast<float>(prepared(j, impl::column_y)),
-                         static_cast<float>(prepared(j, impl::column_z)), 0.f);
+// Writes the listed observations' answers: the splits' winners in (haversine, index) order.
+template <class Metric, class Output>
+__global__ void decide(Metric metric, int decide_grid, int reference_count,
+                       const int* __restrict__ ambiguous_count,
+                       const int* __restrict__ ambiguous_list,
+                       const int* __restrict__ split_winner, Output output) {
+  const int listed = *ambiguous_count;
+  const decision_plan plan = plan_decisions(listed, decide_grid, reference_count);
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < listed; k += gridDim.x * blockDim.x) {
+    const int i = ambiguous_list[k];
+    const auto o = metric.observation(i);
+    double best_key = 4.0;
+    int best = INT_MAX;
+    for (int s = 0; s < plan.splits; ++s) {
+      const int j = split_winner[std::size_t(s) * listed + k];
+      if (j == INT_MAX) continue;
+      const double key = metric.key(o, j);
+      if (before(key, j, best_key, best)) best_key = key, best = j;
+    }
+    output.write(i, 0, best, best_key, metric);
   }
-};
-
+}
 
 // Without options.memory_budget a call may use most of what the device has free now.
 template <class Runtime>
@@ -275,53 +457,72 @@ struct nearest_gpu_tuned {
                   double radius) {
     using memory_space = typename Runtime::execution_space::memory_space;
     const std::int64_t n = observations.extent(0), m = references.extent(0);
+    if (n == 0) return;
     if (n > INT32_MAX / 2 || m > INT32_MAX / 2)
       throw kernwerk::unsupported("nearest", "observations",
                                   "the tuned GPU path takes fewer than 2^30 points per set per call");
-    using policy =
-        Kokkos::RangePolicy<typename Runtime::execution_space, Kokkos::IndexType<std::int64_t>>;
-
     // Split the references when there are too few observations to fill the GPU.
     const std::int64_t thread_count = (n + per_thread - 1) / per_thread;
     std::int64_t splits = (std::int64_t(space.concurrency()) + thread_count - 1) / thread_count;
     splits = std::max<std::int64_t>(1, std::min<std::int64_t>(splits, m / 512));
     const int split_length = int((m + splits - 1) / splits);
     splits = (m + split_length - 1) / split_length;
+    const int sum_blocks = int(std::min<std::int64_t>(
+        centre_sum_blocks, (m + 4 * centre_block - 1) / (4 * centre_block)));
+    const int decide_grid = decide_blocks_per_multiprocessor * Runtime::multiprocessors();
+    // The decision pass's winners: splits x listed, at most the grid's observations when split.
+    const std::int64_t winners = std::max<std::int64_t>(n, std::int64_t(decide_grid) * block_observations);
 
     using scratch = impl::workspace<memory_space>;
     scratch buffers(impl::sphere_points_bytes<memory_space>(m) +
                     scratch::template bytes_for<float4>(m) +
+                    scratch::template bytes_for<double>(3 * sum_blocks) +
                     scratch::template bytes_for<float>(splits * n) +
                     scratch::template bytes_for<int>(splits * n) +
                     scratch::template bytes_for<unsigned char>(splits * n) +
-                    scratch::template bytes_for<int>(n + 1));
-    float4* unit = buffers.template take<float4>(m);
-    float* split_chord = buffers.template take<float>(splits * n);
+                    scratch::template bytes_for<int>(n + 2) +
+                    scratch::template bytes_for<float>(n) +
+                    scratch::template bytes_for<int>(winners));
+    float4* centred = buffers.template take<float4>(m);
+    double* sums = buffers.template take<double>(3 * sum_blocks);
+    float* split_best = buffers.template take<float>(splits * n);
     int* split_index = buffers.template take<int>(splits * n);
     unsigned char* split_ambiguous = buffers.template take<unsigned char>(splits * n);
-    int* ambiguous_list = buffers.template take<int>(n + 1);
+    int* ambiguous_list = buffers.template take<int>(n + 2);
     int* ambiguous_count = ambiguous_list + n;
+    unsigned* spread_bits = reinterpret_cast<unsigned*>(ambiguous_list + n + 1);
+    float* ambiguous_threshold = buffers.template take<float>(n);
+    int* split_winner = buffers.template take<int>(winners);
     const auto prepared = impl::prepare_sphere_references(space, references, scale, buffers);
     const impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
         observations, prepared, scale, radius};
 
-    Kokkos::parallel_for("kernwerk::nearest::unit32", policy(space, 0, m),
-                         to_float_unit_vectors<decltype(prepared)>{prepared, unit});
     const auto stream = Runtime::stream(space);
-    Runtime::clear_async(ambiguous_count, sizeof(int), stream);
-    const dim3 scan_grid(unsigned((n + scan_block * per_thread - 1) / (scan_block * per_thread)),
+    Runtime::clear_async(ambiguous_count, 2 * sizeof(int), stream);  // the count, the spread 0.0f
+    centre_sums<<<sum_blocks, centre_block, 0, stream>>>(prepared, int(m), sums);
+    Runtime::check_launch("centre_sums");
+    centre<<<unsigned(std::min<std::int64_t>((m + centre_block - 1) / centre_block,
+                                             8 * Runtime::multiprocessors())),
+             centre_block, 0, stream>>>(prepared, int(m), sums, sum_blocks, centred, spread_bits);
+    Runtime::check_launch("centre");
+    const dim3 scan_grid(unsigned((n + block_observations - 1) / block_observations),
                          unsigned(splits));
-    scan<<<scan_grid, scan_block, 0, stream>>>(metric, unit, int(m), split_length,
-                                               int(n), split_chord, split_index, split_ambiguous);
+    scan<Runtime><<<scan_grid, scan_block, 0, stream>>>(metric, centred, int(m), split_length,
+                                                        int(n), spread_bits, split_best,
+                                                        split_index, split_ambiguous);
     Runtime::check_launch("scan");
-    merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(metric, int(splits), int(n), split_chord,
-                                                         split_index, split_ambiguous, output,
-                                                         ambiguous_count, ambiguous_list);
+    merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(
+        metric, int(splits), int(n), spread_bits, split_best, split_index, split_ambiguous, output,
+        ambiguous_count, ambiguous_list, ambiguous_threshold);
     Runtime::check_launch("merge");
-    // Enough blocks for the usual handful of ambiguous observations; each loops over the list.
-    resolve<Runtime><<<unsigned(std::min<std::int64_t>(n, 1024)), resolve_block, 0, stream>>>(
-        metric, ambiguous_count, ambiguous_list, output);
-    Runtime::check_launch("resolve");
+    decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
+        metric, centred, int(m), ambiguous_count, ambiguous_list, ambiguous_threshold,
+        split_winner);
+    Runtime::check_launch("decide_splits");
+    decide<<<unsigned(std::min<std::int64_t>((n + 255) / 256, 8 * Runtime::multiprocessors())),
+             256, 0, stream>>>(metric, decide_grid, int(m), ambiguous_count, ambiguous_list,
+                               split_winner, output);
+    Runtime::check_launch("decide");
     space.fence();  // the workspace is free again once the kernels are done
   }
 };

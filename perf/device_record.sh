@@ -48,7 +48,7 @@ step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --siz
   --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
 step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24x14 \
-  --variants tuned,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
+  --variants brute,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
   --json "$out/layouts-cuda-$machine.json"
 step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
 step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full --repeat 5 \

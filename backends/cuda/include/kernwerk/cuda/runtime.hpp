@@ -37,6 +37,8 @@ struct cuda_runtime {
   }
   __device__ static int lowest_lane(lane_mask mask) { return __ffs(mask) - 1; }
   __device__ static int lane_count(lane_mask mask) { return __popc(mask); }
+  // Orders the warp's shared-memory writes before its later ones (independent thread scheduling).
+  __device__ static void sync_lanes() { __syncwarp(); }
   static void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
       throw error(std::string("kernwerk (cuda): ") + what + ": " +

@@ -13,19 +13,21 @@
 //    per thread, two fused multiply-adds, a multiply and a max per pair. A warp takes a
 //    sub-block of warp-width references at a time (the first one of a split each thread scans on
 //    its own). An observation whose sub-block maximum comes within the margin of its best so
-//    far (a new best, or a first near tie) is an event, which the whole warp handles at once:
-//    each lane recomputes one reference's value, and votes give the new winner and whether
-//    another value lies within the margin of it ("ambiguous"). Small observation sets split
-//    the references over several blocks (grid.y).
-// 2. A merge per observation over the splits, with the same margin. An unambiguous winner is
-//    the exact float64 winner: every other value is below it by more than the rounding errors
-//    reach. Its float64 haversine gives the distance.
-// 3. Ambiguous observations (duplicates, near ties) are decided exactly on a short list: a
-//    second scan over them only, its threshold fixed at their best value less the margin,
-//    offers every reference above it to the float64 rule (haversine, ties to the smaller
-//    index). A grid sized for the device shares the ambiguous observations and the references
-//    out among its blocks by the count it reads on the device: a few of them take little time,
-//    many fill the GPU, and the host never waits for the count.
+//    far (a new best, or a near tie) is an event, which the whole warp handles at once: each
+//    lane recomputes one reference's value, and votes list the references within the margin of
+//    the best on the observation's short list in shared memory (a best that rises past the
+//    margin empties it first). At the end the float64 rule (haversine, ties to the smaller
+//    index) picks the winner among the listed. Small observation sets split the references over
+//    several blocks (grid.y).
+// 2. A merge per observation over the splits: the splits whose best value is within the margin
+//    of the overall best hold the winner, and their winners meet in the float64 rule. Any other
+//    reference's value is below the best by more than the rounding errors reach.
+// 3. Observations whose list overflowed (more near-equal references than it holds: references
+//    repeated many times, a ring seen from its axis) are decided by a second scan over them
+//    only, its threshold fixed at their best value less the margin, which offers every
+//    reference above it to the float64 rule. A grid sized for the device shares those
+//    observations and the references out among its blocks by the count it reads on the device:
+//    a few of them take little time, many fill the GPU, and the host never waits for the count.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -47,7 +49,8 @@ using impl::sphere_point;
 constexpr int scan_block = 256;                                // threads per block of the scans
 constexpr int per_thread = 4;                                  // observations per thread
 constexpr int block_observations = scan_block * per_thread;
-constexpr int tile = 2048;           // references per shared-memory tile (32 KiB of float4)
+constexpr int tile = 1024;           // references per shared-memory tile (16 KiB of float4)
+constexpr int list_length = 8;       // candidates an observation keeps (32 KiB a block)
 constexpr int centre_block = 256;    // threads per block of the centring kernels
 constexpr int centre_sum_blocks = 256;  // at most, for the references' mean
 constexpr int decide_blocks_per_multiprocessor = 4;
@@ -157,61 +160,67 @@ __device__ __forceinline__ void sub_block_tops(const float4* cached, const float
   }
 }
 
+// A thread's observations' short lists of candidates in shared memory: list entry c of slot q
+// (observation p of thread t: q = p * scan_block + t) at c * block_observations + q.
+__device__ __forceinline__ int list_entry(int c, int slot) { return c * block_observations + slot; }
+
+// Four blocks a multiprocessor (64 registers a thread): the list's float64 decision at the end
+// would otherwise take registers enough for one.
 template <class Runtime, class Metric>
-__global__ void __launch_bounds__(scan_block)
+__global__ void __launch_bounds__(scan_block, 4)
     scan(Metric metric, const float4* __restrict__ centred, int reference_count,
          int split_length, int observation_count, const unsigned* __restrict__ spread_bits,
          float* __restrict__ split_best, int* __restrict__ split_index,
-         unsigned char* __restrict__ split_ambiguous) {
+         unsigned char* __restrict__ split_overflow) {
+  using lane_mask = typename Runtime::lane_mask;
   constexpr int width = Runtime::warp_size;
   __shared__ float4 cached[tile];
+  __shared__ int listed[list_length * block_observations];
   const float margin = value_margin(__uint_as_float(*spread_bits));
   const int lane = threadIdx.x % width;
+  const int warp_first = threadIdx.x - lane;
+  const lane_mask below = (lane_mask(1) << lane) - 1;  // the lanes before this one
   const int begin = blockIdx.y * split_length;
   const int end = min(reference_count, begin + split_length);
   const int first = blockIdx.x * block_observations + threadIdx.x;
 
+  // Per observation: the best value, the threshold of an event, and how many references are
+  // listed (more than list_length: the list overflowed).
   float ox[per_thread], oy[per_thread], oz[per_thread], best[per_thread], threshold[per_thread];
-  int best_index[per_thread];
-  bool ambiguous[per_thread];
+  int count[per_thread];
 #pragma unroll
   for (int p = 0; p < per_thread; ++p) {
     const int i = first + p * scan_block;
     const auto o = i < observation_count ? metric.observation(i) : sphere_point{};
     ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);
     best[p] = unset;
-    threshold[p] = i < observation_count ? unset : no_threshold;
-    best_index[p] = -1;
-    ambiguous[p] = false;
+    count[p] = 0;
   }
 
   for (int t = begin; t < end; t += tile) {
     const int padded = load_tile<width>(cached, centred, t, min(tile, end - t));
     int s = 0;
-    if (t == begin) {  // the split's first sub-block, each thread on its own: every one a new best
-      float second[per_thread];
-#pragma unroll
-      for (int p = 0; p < per_thread; ++p) second[p] = unset;
+    if (t == begin) {  // the split's first sub-block, each thread on its own
 #pragma unroll 4
       for (int j = 0; j < width; ++j) {
         const float4 d = cached[j];
 #pragma unroll
-        for (int p = 0; p < per_thread; ++p) {
-          const float value = centred_value(ox[p], oy[p], oz[p], d);
-          if (value > best[p]) {  // a NaN pad never is
-            second[p] = best[p];
-            best[p] = value;
-            best_index[p] = t + j;
-          } else {
-            second[p] = fmaxf(second[p], value);
-          }
-        }
+        for (int p = 0; p < per_thread; ++p)
+          best[p] = fmaxf(best[p], centred_value(ox[p], oy[p], oz[p], d));
       }
 #pragma unroll
       for (int p = 0; p < per_thread; ++p) {
-        ambiguous[p] = second[p] >= best[p] - margin;
-        if (threshold[p] != no_threshold)
-          threshold[p] = ambiguous[p] ? nextafterf(best[p], no_threshold) : best[p] - margin;
+        const float limit = best[p] - margin;
+        for (int j = 0; j < width; ++j) {
+          if (centred_value(ox[p], oy[p], oz[p], cached[j]) >= limit) {
+            if (count[p] < list_length)
+              listed[list_entry(count[p], p * scan_block + threadIdx.x)] = t + j;
+            ++count[p];
+          }
+        }
+        threshold[p] = first + p * scan_block >= observation_count ? no_threshold
+                       : count[p] > list_length                    ? nextafterf(best[p], no_threshold)
+                                                                   : limit;
       }
       s = width;
     }
@@ -220,81 +229,96 @@ __global__ void __launch_bounds__(scan_block)
       sub_block_tops<width>(cached + s, ox, oy, oz, top);
 #pragma unroll
       for (int p = 0; p < per_thread; ++p) {
-        // Events are rare after the first sub-blocks: new bests, and near ties until the first
-        // (an observation found ambiguous waits for a new best: its threshold is just above).
+        // Events are rare after the first sub-blocks: new bests, and near ties (until a list
+        // overflows: then its threshold is just above the best).
         for (auto events = Runtime::ballot(top[p] >= threshold[p]); events; events &= events - 1) {
           const int owner = Runtime::lowest_lane(events);
+          Runtime::sync_lanes();  // the owner's list as written before, by any lane
           // Each lane recomputes one reference's value as the owner did (bit for bit).
           const float value = centred_value(Runtime::shuffle(ox[p], owner),
                                             Runtime::shuffle(oy[p], owner),
                                             Runtime::shuffle(oz[p], owner), cached[s + lane]);
           const float before = Runtime::shuffle(best[p], owner);
-          const float most = Runtime::shuffle(top[p], owner);
-          if (most > before) {  // a new best: the first lane holding it, ties to the smaller index
-            const int winner = Runtime::lowest_lane(Runtime::ballot(value == most));
-            const bool near = Runtime::lane_count(Runtime::ballot(value >= most - margin)) > 1 ||
-                              before >= most - margin;
-            if (lane == owner) {
-              best[p] = most;
-              best_index[p] = t + s + winner;
-              ambiguous[p] = near;
-              threshold[p] = near ? nextafterf(most, no_threshold) : most - margin;
-            }
-          } else if (lane == owner) {  // within the margin below the best
-            ambiguous[p] = true;
-            threshold[p] = nextafterf(before, no_threshold);
+          const float most = fmaxf(before, Runtime::shuffle(top[p], owner));
+          const float limit = most - margin;
+          // A best that rises past the margin rules out every reference listed before it.
+          const int base = before < limit ? 0 : Runtime::shuffle(count[p], owner);
+          const lane_mask near = Runtime::ballot(value >= limit);
+          const int rank = base + Runtime::lane_count(near & below);
+          if (value >= limit && rank < list_length)
+            listed[list_entry(rank, p * scan_block + warp_first + owner)] = t + s + lane;
+          if (lane == owner) {
+            best[p] = most;
+            count[p] = base + Runtime::lane_count(near);
+            threshold[p] = count[p] > list_length ? nextafterf(most, no_threshold) : limit;
           }
         }
       }
     }
   }
 
+  // Each observation's winner in this split, decided by the float64 rule among the listed.
+  __syncthreads();
 #pragma unroll
   for (int p = 0; p < per_thread; ++p) {
     const int i = first + p * scan_block;
-    if (i < observation_count) {
-      const std::size_t slot = std::size_t(blockIdx.y) * observation_count + i;
-      split_best[slot] = best[p];
-      split_index[slot] = best_index[p];
-      split_ambiguous[slot] = ambiguous[p];
+    if (i >= observation_count) continue;
+    const int slot = p * scan_block + threadIdx.x;
+    int winner = listed[list_entry(0, slot)];
+    if (count[p] > 1 && count[p] <= list_length) {
+      const auto o = metric.observation(i);
+      double winner_key = metric.key(o, winner);
+      for (int c = 1; c < count[p]; ++c) {
+        const int j = listed[list_entry(c, slot)];
+        const double key = metric.key(o, j);
+        if (key < winner_key || (key == winner_key && j < winner)) winner_key = key, winner = j;
+      }
     }
+    const std::size_t at = std::size_t(blockIdx.y) * observation_count + i;
+    split_best[at] = best[p];
+    split_index[at] = winner;
+    split_overflow[at] = count[p] > list_length;
   }
 }
 
+// Per observation, over the splits: the splits whose best lies within the margin of the
+// overall best hold the winner; their (exact) winners meet in (haversine, index) order, unless
+// one overflowed its list: then the observation goes to the decision pass.
 template <class Metric, class Output>
 __global__ void merge(Metric metric, int splits, int observation_count,
                       const unsigned* __restrict__ spread_bits,
                       const float* __restrict__ split_best, const int* __restrict__ split_index,
-                      const unsigned char* __restrict__ split_ambiguous, Output output,
-                      int* ambiguous_count, int* ambiguous_list, float* ambiguous_threshold) {
+                      const unsigned char* __restrict__ split_overflow, Output output,
+                      int* undecided_count, int* undecided_list, float* undecided_threshold) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= observation_count) return;
   const float margin = value_margin(__uint_as_float(*spread_bits));
-  float best = unset;
-  int best_index = -1;
-  bool ambiguous = false;
-  for (int s = 0; s < splits; ++s) {  // in reference order
-    const std::size_t slot = std::size_t(s) * observation_count + i;
-    const int j = split_index[slot];
-    if (j < 0) continue;
-    const float value = split_best[slot];
-    if (value > best + margin) {  // everything before is farther
-      best = value;
-      best_index = j;
-      ambiguous = split_ambiguous[slot];
-    } else if (value >= best - margin) {
-      ambiguous = true;
-      if (value > best) best = value, best_index = j;
-    }
+  float most = unset;
+  for (int s = 0; s < splits; ++s)
+    most = fmaxf(most, split_best[std::size_t(s) * observation_count + i]);
+  const float limit = most - margin;
+  bool overflow = false;
+  for (int s = 0; s < splits; ++s) {
+    const std::size_t at = std::size_t(s) * observation_count + i;
+    overflow = overflow || (split_best[at] >= limit && split_overflow[at]);
   }
-  if (ambiguous) {
-    const int k = atomicAdd(ambiguous_count, 1);
-    ambiguous_list[k] = i;
-    ambiguous_threshold[k] = best - margin;
+  if (overflow) {
+    const int k = atomicAdd(undecided_count, 1);
+    undecided_list[k] = i;
+    undecided_threshold[k] = limit;
     return;
   }
   const auto o = metric.observation(i);
-  output.write(i, 0, best_index, metric.key(o, best_index), metric);
+  double winner_key = 4.0;  // above every haversine (at most 1)
+  int winner = INT_MAX;
+  for (int s = 0; s < splits; ++s) {
+    const std::size_t at = std::size_t(s) * observation_count + i;
+    if (split_best[at] < limit) continue;
+    const int j = split_index[at];
+    const double key = metric.key(o, j);
+    if (key < winner_key || (key == winner_key && j < winner)) winner_key = key, winner = j;
+  }
+  output.write(i, 0, winner, winner_key, metric);
 }
 
 // (haversine, index) pairs ordered lexicographically: the smaller index wins equal distances.
@@ -302,7 +326,7 @@ __device__ __forceinline__ bool before(double h1, int j1, double h2, int j2) {
   return h1 < h2 || (h1 == h2 && j1 < j2);
 }
 
-// How the decision pass shares `listed` ambiguous observations and the references out among
+// How the decision pass shares `listed` undecided observations and the references out among
 // `grid` blocks: blocks of observations times splits of the references, at least 512 a split.
 struct decision_plan {
   int observation_blocks, splits, split_length;
@@ -319,11 +343,11 @@ __device__ __forceinline__ decision_plan plan_decisions(int listed, int grid, in
 template <class Runtime, class Metric>
 __global__ void __launch_bounds__(scan_block)
     decide_splits(Metric metric, const float4* __restrict__ centred, int reference_count,
-                  const int* __restrict__ ambiguous_count, const int* __restrict__ ambiguous_list,
-                  const float* __restrict__ ambiguous_threshold, int* __restrict__ split_winner) {
+                  const int* __restrict__ undecided_count, const int* __restrict__ undecided_list,
+                  const float* __restrict__ undecided_threshold, int* __restrict__ split_winner) {
   constexpr int width = Runtime::warp_size;
   __shared__ float4 cached[tile];
-  const int listed = *ambiguous_count;
+  const int listed = *undecided_count;
   const decision_plan plan = plan_decisions(listed, gridDim.x, reference_count);
   const int lane = threadIdx.x % width;
   for (int item = blockIdx.x; item < plan.observation_blocks * plan.splits; item += gridDim.x) {
@@ -337,10 +361,10 @@ __global__ void __launch_bounds__(scan_block)
 #pragma unroll
     for (int p = 0; p < per_thread; ++p) {
       const int k = first + p * scan_block;
-      const auto o = k < listed ? metric.observation(ambiguous_list[k]) : sphere_point{};
+      const auto o = k < listed ? metric.observation(undecided_list[k]) : sphere_point{};
       ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);  // as in the scan
       lat[p] = o.lat, lon[p] = o.lon, coslat[p] = o.coslat;
-      threshold[p] = k < listed ? ambiguous_threshold[k] : no_threshold;
+      threshold[p] = k < listed ? undecided_threshold[k] : no_threshold;
       best_key[p] = 4.0;  // above every haversine (at most 1)
       best_index[p] = INT_MAX;
     }
@@ -388,13 +412,13 @@ __global__ void __launch_bounds__(scan_block)
 // Writes the listed observations' answers: the splits' winners in (haversine, index) order.
 template <class Metric, class Output>
 __global__ void decide(Metric metric, int decide_grid, int reference_count,
-                       const int* __restrict__ ambiguous_count,
-                       const int* __restrict__ ambiguous_list,
+                       const int* __restrict__ undecided_count,
+                       const int* __restrict__ undecided_list,
                        const int* __restrict__ split_winner, Output output) {
-  const int listed = *ambiguous_count;
+  const int listed = *undecided_count;
   const decision_plan plan = plan_decisions(listed, decide_grid, reference_count);
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < listed; k += gridDim.x * blockDim.x) {
-    const int i = ambiguous_list[k];
+    const int i = undecided_list[k];
     const auto o = metric.observation(i);
     double best_key = 4.0;
     int best = INT_MAX;
@@ -487,18 +511,18 @@ struct nearest_gpu_tuned {
     double* sums = buffers.template take<double>(3 * sum_blocks);
     float* split_best = buffers.template take<float>(splits * n);
     int* split_index = buffers.template take<int>(splits * n);
-    unsigned char* split_ambiguous = buffers.template take<unsigned char>(splits * n);
-    int* ambiguous_list = buffers.template take<int>(n + 2);
-    int* ambiguous_count = ambiguous_list + n;
-    unsigned* spread_bits = reinterpret_cast<unsigned*>(ambiguous_list + n + 1);
-    float* ambiguous_threshold = buffers.template take<float>(n);
+    unsigned char* split_overflow = buffers.template take<unsigned char>(splits * n);
+    int* undecided_list = buffers.template take<int>(n + 2);
+    int* undecided_count = undecided_list + n;
+    unsigned* spread_bits = reinterpret_cast<unsigned*>(undecided_list + n + 1);
+    float* undecided_threshold = buffers.template take<float>(n);
     int* split_winner = buffers.template take<int>(winners);
     const auto prepared = impl::prepare_sphere_references(space, references, scale, buffers);
     const impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
         observations, prepared, scale, radius};
 
     const auto stream = Runtime::stream(space);
-    Runtime::clear_async(ambiguous_count, 2 * sizeof(int), stream);  // the count, the spread 0.0f
+    Runtime::clear_async(undecided_count, 2 * sizeof(int), stream);  // the count, the spread 0.0f
     centre_sums<<<sum_blocks, centre_block, 0, stream>>>(prepared, int(m), sums);
     Runtime::check_launch("centre_sums");
     centre<<<unsigned(std::min<std::int64_t>((m + centre_block - 1) / centre_block,
@@ -509,18 +533,18 @@ struct nearest_gpu_tuned {
                          unsigned(splits));
     scan<Runtime><<<scan_grid, scan_block, 0, stream>>>(metric, centred, int(m), split_length,
                                                         int(n), spread_bits, split_best,
-                                                        split_index, split_ambiguous);
+                                                        split_index, split_overflow);
     Runtime::check_launch("scan");
     merge<<<unsigned((n + 255) / 256), 256, 0, stream>>>(
-        metric, int(splits), int(n), spread_bits, split_best, split_index, split_ambiguous, output,
-        ambiguous_count, ambiguous_list, ambiguous_threshold);
+        metric, int(splits), int(n), spread_bits, split_best, split_index, split_overflow, output,
+        undecided_count, undecided_list, undecided_threshold);
     Runtime::check_launch("merge");
     decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
-        metric, centred, int(m), ambiguous_count, ambiguous_list, ambiguous_threshold,
+        metric, centred, int(m), undecided_count, undecided_list, undecided_threshold,
         split_winner);
     Runtime::check_launch("decide_splits");
     decide<<<unsigned(std::min<std::int64_t>((n + 255) / 256, 8 * Runtime::multiprocessors())),
-             256, 0, stream>>>(metric, decide_grid, int(m), ambiguous_count, ambiguous_list,
+             256, 0, stream>>>(metric, decide_grid, int(m), undecided_count, undecided_list,
                                split_winner, output);
     Runtime::check_launch("decide");
     space.fence();  // the workspace is free again once the kernels are done

@@ -35,6 +35,8 @@ struct hip_runtime {
   __device__ static lane_mask ballot(bool predicate) { return __ballot(predicate); }
   __device__ static int lowest_lane(lane_mask mask) { return __ffsll(mask) - 1; }
   __device__ static int lane_count(lane_mask mask) { return __popcll(mask); }
+  // A wavefront's lanes run in lockstep: its shared-memory writes are already in order.
+  __device__ static void sync_lanes() {}
   static void check(hipError_t status, const char* what) {
     if (status != hipSuccess)
       throw error(std::string("kernwerk (hip): ") + what + ": " +

@@ -153,38 +153,42 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: near copies of a point around the short list
                           repeated) {
   // The tuned GPU scan keeps 8 candidates an observation and leaves more to a second pass; the
   // host scan keeps 16. Copies of one point 1e-11 rad apart (float32 cannot order them, float64
-  // can), spread over the references' sub-blocks, tiles and splits, the last copy nearest to
-  // the point itself; observations on it, next to it and elsewhere.
+  // can), the last copy nearest to the point itself: 7 references apart (over sub-blocks of one
+  // split of the references, so that the lists overflow) or spread over the whole set (over
+  // splits); observations on the point, next to it and elsewhere.
   const auto uniform = uniform_sphere(3000, 41);
   const double lat = 0.4, lon = -1.1;
   for (const std::size_t copies : {2, 7, 8, 9, 17, 40}) {
-    CAPTURE(copies);
-    host_points references;
-    std::int64_t last_copy = -1;
-    std::size_t placed = 0;
-    for (std::size_t j = 0; j < uniform.count(); ++j) {
-      references.add_copy(uniform, j);
-      if (placed < copies && j % (uniform.count() / copies) == 5) {
-        last_copy = static_cast<std::int64_t>(references.count());
-        references.add(lat + double(copies - placed) * 1e-11, lon);
-        ++placed;
+    for (const std::size_t spacing : {std::size_t(7), uniform.count() / copies}) {
+      CAPTURE(copies);
+      CAPTURE(spacing);
+      host_points references;
+      std::int64_t last_copy = -1;
+      std::size_t placed = 0;
+      for (std::size_t j = 0; j < uniform.count(); ++j) {
+        references.add_copy(uniform, j);
+        if (placed < copies && j % spacing == 5) {
+          last_copy = static_cast<std::int64_t>(references.count());
+          references.add(lat + double(copies - placed) * 1e-11, lon);
+          ++placed;
+        }
       }
-    }
-    REQUIRE(placed == copies);
-    host_points observations;
-    observations.add(lat, lon);
-    for (const double step : {1e-9, 1e-7, 1e-4})
-      for (const double sign : {-1.0, 1.0}) {
-        observations.add(lat + sign * step, lon);
-        observations.add(lat, lon + sign * step);
+      REQUIRE(placed == copies);
+      host_points observations;
+      observations.add(lat, lon);
+      for (const double step : {1e-9, 1e-7, 1e-4})
+        for (const double sign : {-1.0, 1.0}) {
+          observations.add(lat + sign * step, lon);
+          observations.add(lat, lon + sign * step);
+        }
+      const auto elsewhere = uniform_sphere(200, 42);
+      for (std::size_t i = 0; i < elsewhere.count(); ++i) observations.add_copy(elsewhere, i);
+      for (const auto& v : variants<Space>()) {
+        CAPTURE(v.name);
+        const auto result = run_nearest<Space>(observations, references, v.options);
+        check_all(observations, references, result, v.options);
+        CHECK(result.indices[0] == last_copy);
       }
-    const auto elsewhere = uniform_sphere(200, 42);
-    for (std::size_t i = 0; i < elsewhere.count(); ++i) observations.add_copy(elsewhere, i);
-    for (const auto& v : variants<Space>()) {
-      CAPTURE(v.name);
-      const auto result = run_nearest<Space>(observations, references, v.options);
-      check_all(observations, references, result, v.options);
-      CHECK(result.indices[0] == last_copy);
     }
   }
 }

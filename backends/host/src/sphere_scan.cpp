@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <utility>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -17,137 +20,195 @@
 namespace kernwerk::host {
 namespace {
 
-// The float32 error bound of two squared chords near c, added (derived in
-// backends/gpu/include/kernwerk/gpu/nearest_kernels.hpp; the same float32 operations run here).
-inline float chord_margin(float c) { return 1.0e-6f * std::sqrt(c) + 6.0e-7f * c + 1.0e-12f; }
+constexpr int widest_lanes = 16;
+constexpr float no_limit = -1.0e30f;  // below every value (|u.d| <= 2)
 
-// The best chord so far, and the references within its margin (the candidates an ambiguous
-// winner is decided among) while they are few.
-struct running_best {
-  static constexpr int kept = 16;
-  float best = 1.0e30f;  // above every chord, with a finite margin
-  float limit = 1.0e30f;
-  std::int64_t index = -1;
-  bool overflow = false;  // more than `kept` candidates since the best last moved past the margin
-  int near = 0;
-  float near_chord[kept];
-  std::int64_t near_index[kept];
+inline float centred_value(float x, float y, float z, float dx, float dy, float dz) {
+  return std::fma(z, dz, std::fma(y, dy, x * dx));  // the order of the vector paths
+}
 
-  // Whether another reference is within the margin of the best: float32 cannot name the winner.
-  bool ambiguous() const { return near > 1 || overflow; }
+// The references that can be among one observation's k nearest, gathered as the scan goes: every
+// reference whose value is at least the limit, the k-th largest value seen less the margin (the
+// k largest kept in order beside the buffer; only a new one of them moves the others). Entries
+// the limit has passed are dropped when the buffer fills. Where more references than it holds
+// come within the margin (a cluster float32 cannot resolve, seen from afar), the smallest values
+// are dropped and only larger ones taken from then on; should the limit end below a dropped
+// value, the list is incomplete: too_many.
+struct candidates {
+  static constexpr int room = 2 * most_neighbours + 4 * widest_lanes;
+  int k = 1;
+  int full = room;  // 2 k + 4 vectors: the size at which the buffer is tightened
+  int size = 0;
+  int ranked = 0;  // values in `top`, at most k
+  float margin = 0.0f;
+  float limit = no_limit;
+  float lost = no_limit;  // the largest value dropped for want of room
+  float top[most_neighbours];  // the largest values taken, largest first
+  float value[room];
+  std::int32_t index[room];
 
-  // Candidates arrive in index order, each with a chord at most `limit`.
-  void fold(float chord, std::int64_t j) {
-    if (chord < best - chord_margin(best)) near = 0, overflow = false;  // all earlier ruled out
-    if (chord < best) {  // a lower limit: drop the candidates it rules out
-      best = chord;
-      index = j;
-      limit = best + chord_margin(best);
-      int still = 0;
-      for (int e = 0; e < near; ++e)
-        if (near_chord[e] <= limit) near_chord[still] = near_chord[e], near_index[still++] = near_index[e];
-      near = still;
-    }
-    if (near < kept) near_chord[near] = chord, near_index[near++] = j;
-    else overflow = true;
+  void start(int wanted, float value_margin) {
+    k = wanted;
+    full = 2 * wanted + 4 * widest_lanes;
+    size = 0;
+    ranked = 0;
+    margin = value_margin;
+    limit = no_limit;
+    lost = no_limit;
   }
 
-  // Writes observation i's answer (see scan_sphere_f32), visiting its candidates if ambiguous.
-  void report(int i, std::int64_t* answer, candidate_visit visit, void* context) const {
-    if (!ambiguous()) {
-      answer[i] = index;
-    } else if (overflow) {
-      answer[i] = too_many_candidates;
-    } else {
-      answer[i] = -1;
-      for (int e = 0; e < near; ++e) visit(context, i, near_index[e]);
+  // What a reference's value must reach to be taken.
+  float threshold() const { return std::max(limit, lost); }
+
+  // Takes reference j, whose value v is at least the threshold.
+  void add(float v, std::int64_t j) {
+    if (size == full) {
+      tighten();
+      if (!(v >= threshold())) return;
     }
+    value[size] = v;
+    index[size++] = static_cast<std::int32_t>(j);
+    if (ranked == k && !(v > top[k - 1])) return;
+    int slot = ranked < k ? ranked++ : k - 1;
+    for (; slot > 0 && top[slot - 1] < v; --slot) top[slot] = top[slot - 1];
+    top[slot] = v;
+    if (ranked == k) limit = std::max(limit, top[k - 1] - margin);
+  }
+
+  // The rank-th largest value held (1 <= rank <= size).
+  float largest(int rank) const {
+    if (rank == 1) return *std::max_element(value, value + size);
+    float order[room];
+    std::copy(value, value + size, order);
+    std::nth_element(order, order + rank - 1, order + size, std::greater<float>());
+    return order[rank - 1];
+  }
+
+  // Keeps the values at least `least`.
+  void keep_from(float least) {
+    int kept = 0;
+    for (int e = 0; e < size; ++e)
+      if (value[e] >= least) value[kept] = value[e], index[kept++] = index[e];
+    size = kept;
+  }
+
+  // Drops the values the limit has passed; then, past 2 k + 32 entries (full less two vectors),
+  // the smallest values.
+  void tighten() {
+    keep_from(threshold());
+    const int most = full - 2 * widest_lanes;
+    if (size > most) {
+      lost = largest(most + 1);
+      keep_from(std::nextafter(lost, 1.0e30f));
+    }
+  }
+
+  bool complete() const { return lost < limit; }
+
+  // Observation i's candidates, visited in increasing index; or too_many[i].
+  void report(int i, bool* too_many, candidate_visit visit, void* context) {
+    tighten();
+    too_many[i] = !complete();
+    if (too_many[i]) return;
+    for (int e = 1; e < size; ++e)  // insertion sort: a few entries, mostly in order
+      for (int f = e; f > 0 && index[f - 1] > index[f]; --f) std::swap(index[f - 1], index[f]);
+    for (int e = 0; e < size; ++e) visit(context, i, index[e]);
   }
 };
 
-inline float squared_chord(float ox, float oy, float oz, float rx, float ry, float rz) {
-  const float dx = ox - rx, dy = oy - ry, dz = oz - rz;
-  return std::fma(dz, dz, std::fma(dy, dy, dx * dx));
+// The scans visit the references in two rounds: first one vector of `lanes` in every
+// `spread_out`, spread over the whole set, then the others. Candidates may come in any order (the
+// report sorts them), and a first round drawn from everywhere raises the limit past references
+// clustered early in the order (half a set in one small cap, say), which would otherwise all be
+// taken on the way to the limit.
+constexpr std::int64_t spread_out = 16;
+
+// The vectors of a set of `vectors`, in the order of the two rounds: step s visits vector
+// in_two_rounds(s, ...), s = 0 .. vectors - 1. first_round: the first round's length.
+inline std::int64_t first_round(std::int64_t vectors) { return (vectors + spread_out - 1) / spread_out; }
+inline std::int64_t in_two_rounds(std::int64_t step, std::int64_t first) {
+  if (step < first) return step * spread_out;
+  const std::int64_t t = step - first;
+  return t / (spread_out - 1) * spread_out + 1 + t % (spread_out - 1);
 }
 
-void scan_portable(const sphere_references_f32& references, const float* o, running_best& result,
-                   std::int64_t from) {
-  for (std::int64_t j = from; j < references.count; ++j) {
-    const float chord = squared_chord(o[0], o[1], o[2], references.x[j], references.y[j],
-                                      references.z[j]);
-    if (chord <= result.limit) result.fold(chord, j);
+void scan_portable(const centred_references_f32& refs, const float* o, candidates& found) {
+  const std::int64_t first = first_round(refs.count);
+  for (std::int64_t step = 0; step < refs.count; ++step) {
+    const std::int64_t j = in_two_rounds(step, first);
+    const float v = centred_value(o[0], o[1], o[2], refs.x[j], refs.y[j], refs.z[j]);
+    if (v >= found.threshold()) found.add(v, j);
   }
 }
 
 #ifdef KERNWERK_HOST_AVX2
-constexpr int lanes = 8;
 constexpr int together = 4;  // observations sharing each load of references
 
-// Scans `together` observations at once, 8 references a step; a step whose chords all exceed
-// every limit costs no branch taken. Returns the first reference it left to the caller.
-__attribute__((target("avx2,fma"))) std::int64_t scan_avx2(const sphere_references_f32& refs,
-                                                           const float (*o)[3],
-                                                           running_best* result) {
+// Scans `together` observations at once over the padded references, 8 a step; a step whose
+// values are all below every limit costs no branch taken (the NaN padding never passes).
+__attribute__((target("avx2,fma"))) void scan_avx2(const centred_references_f32& refs,
+                                                   const float (*o)[3], candidates* found) {
+  constexpr int lanes = 8;
   __m256 ox[together], oy[together], oz[together], limit[together];
   for (int p = 0; p < together; ++p) {
     ox[p] = _mm256_set1_ps(o[p][0]);
     oy[p] = _mm256_set1_ps(o[p][1]);
     oz[p] = _mm256_set1_ps(o[p][2]);
-    limit[p] = _mm256_set1_ps(result[p].limit);
+    limit[p] = _mm256_set1_ps(found[p].threshold());
   }
-  const std::int64_t whole = refs.count / lanes * lanes;
-  for (std::int64_t j = 0; j < whole; j += lanes) {
+  const std::int64_t vectors = (refs.count + lanes - 1) / lanes, first = first_round(vectors);
+  for (std::int64_t step = 0; step < vectors; ++step) {
+    const std::int64_t j = in_two_rounds(step, first) * lanes;
     const __m256 rx = _mm256_loadu_ps(refs.x + j), ry = _mm256_loadu_ps(refs.y + j),
                  rz = _mm256_loadu_ps(refs.z + j);
     for (int p = 0; p < together; ++p) {
-      const __m256 dx = _mm256_sub_ps(ox[p], rx), dy = _mm256_sub_ps(oy[p], ry),
-                   dz = _mm256_sub_ps(oz[p], rz);
-      const __m256 chord =
-          _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
-      const int hits = _mm256_movemask_ps(_mm256_cmp_ps(chord, limit[p], _CMP_LE_OQ));
+      const __m256 value =
+          _mm256_fmadd_ps(oz[p], rz, _mm256_fmadd_ps(oy[p], ry, _mm256_mul_ps(ox[p], rx)));
+      int hits = _mm256_movemask_ps(_mm256_cmp_ps(value, limit[p], _CMP_GE_OQ));
       if (hits) {  // rare: a new best or a near tie among these 8
-        alignas(32) float chords[lanes];
-        _mm256_store_ps(chords, chord);
-        for (int lane = 0; lane < lanes; ++lane)
-          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
-        limit[p] = _mm256_set1_ps(result[p].limit);
+        alignas(32) float values[lanes];
+        _mm256_store_ps(values, value);
+        for (; hits; hits &= hits - 1) {
+          const int lane = __builtin_ctz(hits);
+          if (values[lane] >= found[p].threshold()) found[p].add(values[lane], j + lane);
+        }
+        limit[p] = _mm256_set1_ps(found[p].threshold());
       }
     }
   }
-  return whole;
 }
 
 // The same with 16 lanes, where the machine has AVX-512 (compares give masks directly).
-__attribute__((target("avx512f"))) std::int64_t scan_avx512(const sphere_references_f32& refs,
-                                                             const float (*o)[3],
-                                                             running_best* result) {
-  constexpr int wide = 16;
+__attribute__((target("avx512f"))) void scan_avx512(const centred_references_f32& refs,
+                                                     const float (*o)[3], candidates* found) {
+  constexpr int lanes = 16;
   __m512 ox[together], oy[together], oz[together], limit[together];
   for (int p = 0; p < together; ++p) {
     ox[p] = _mm512_set1_ps(o[p][0]);
     oy[p] = _mm512_set1_ps(o[p][1]);
     oz[p] = _mm512_set1_ps(o[p][2]);
-    limit[p] = _mm512_set1_ps(result[p].limit);
+    limit[p] = _mm512_set1_ps(found[p].threshold());
   }
-  const std::int64_t whole = refs.count / wide * wide;
-  for (std::int64_t j = 0; j < whole; j += wide) {
+  const std::int64_t vectors = (refs.count + lanes - 1) / lanes, first = first_round(vectors);
+  for (std::int64_t step = 0; step < vectors; ++step) {
+    const std::int64_t j = in_two_rounds(step, first) * lanes;
     const __m512 rx = _mm512_loadu_ps(refs.x + j), ry = _mm512_loadu_ps(refs.y + j),
                  rz = _mm512_loadu_ps(refs.z + j);
     for (int p = 0; p < together; ++p) {
-      const __m512 dx = _mm512_sub_ps(ox[p], rx), dy = _mm512_sub_ps(oy[p], ry),
-                   dz = _mm512_sub_ps(oz[p], rz);
-      const __m512 chord =
-          _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
-      if (_mm512_cmp_ps_mask(chord, limit[p], _CMP_LE_OQ)) {
-        alignas(64) float chords[wide];
-        _mm512_store_ps(chords, chord);
-        for (int lane = 0; lane < wide; ++lane)
-          if (chords[lane] <= result[p].limit) result[p].fold(chords[lane], j + lane);
-        limit[p] = _mm512_set1_ps(result[p].limit);
+      const __m512 value =
+          _mm512_fmadd_ps(oz[p], rz, _mm512_fmadd_ps(oy[p], ry, _mm512_mul_ps(ox[p], rx)));
+      unsigned hits = _mm512_cmp_ps_mask(value, limit[p], _CMP_GE_OQ);
+      if (hits) {
+        alignas(64) float values[lanes];
+        _mm512_store_ps(values, value);
+        for (; hits; hits &= hits - 1) {
+          const int lane = __builtin_ctz(hits);
+          if (values[lane] >= found[p].threshold()) found[p].add(values[lane], j + lane);
+        }
+        limit[p] = _mm512_set1_ps(found[p].threshold());
       }
     }
   }
-  return whole;
 }
 
 #endif
@@ -224,28 +285,31 @@ double fma_rate_one_thread() {
   return lanes_per_iteration * double(iterations) / seconds;
 }
 
-void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
-                     int count, std::int64_t* best, candidate_visit visit, void* context) {
-  running_best result[4];
+void scan_sphere_f32(const centred_references_f32& references, const float (*observations)[3],
+                     int count, int k, bool* too_many, candidate_visit visit, void* context) {
+  candidates found[4];
   int first = 0;
 #ifdef KERNWERK_HOST_AVX2
   const int simd = std::min(widest_simd(), simd_limit.load());
   if (simd > 0) {
     const auto scan = simd == 2 ? scan_avx512 : scan_avx2;
-    for (; first + together <= count; first += together) {
-      for (int p = 0; p < together; ++p) result[p] = running_best{};
-      const std::int64_t done = scan(references, observations + first, result);
+    for (; first < count; first += together) {
+      const int here = std::min(together, count - first);
+      float o[together][3];  // a short last group repeats its first observation
       for (int p = 0; p < together; ++p) {
-        scan_portable(references, observations[first + p], result[p], done);
-        result[p].report(first + p, best, visit, context);
+        const float* from = observations[first + (p < here ? p : 0)];
+        o[p][0] = from[0], o[p][1] = from[1], o[p][2] = from[2];
+        found[p].start(k, references.margin);
       }
+      scan(references, o, found);
+      for (int p = 0; p < here; ++p) found[p].report(first + p, too_many, visit, context);
     }
   }
 #endif
   for (; first < count; ++first) {
-    result[0] = running_best{};
-    scan_portable(references, observations[first], result[0], 0);
-    result[0].report(first, best, visit, context);
+    found[0].start(k, references.margin);
+    scan_portable(references, observations[first], found[0]);
+    found[0].report(first, too_many, visit, context);
   }
 }
 

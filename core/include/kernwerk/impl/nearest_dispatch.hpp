@@ -27,7 +27,7 @@ namespace kernwerk::impl {
 
 // A backend folder specialises this for its execution space, with `available = true`,
 // `static bool covers(metric_kind, int k)` (what its brute force implements) and
-// `static void run(space, observations, references, output, scale, radius)` taking the same
+// `static void run(space, observations, references, output, k, scale, radius)` taking the same
 // checked, accessible Views as nearest_generic and a neighbour_output.
 template <class ExecutionSpace>
 struct nearest_tuned {
@@ -213,7 +213,7 @@ struct nearest_runner {
   void brute(const Obs& obs, const Ref& ref, const Output& output, int k) const {
     if (plan.brute_tuned) {
       if constexpr (nearest_tuned<ExecutionSpace>::available)
-        nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, scale, radius);
+        nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, k, scale, radius);
     } else {
       nearest_generic(space, obs, ref, output, k, haversine, scale, radius);
     }

@@ -3,11 +3,8 @@
 // HIP: backends/cuda and backends/hip describe their runtime (warp width, shuffles, votes,
 // streams, errors) in a Runtime struct and specialise impl::nearest_tuned with nearest_gpu_tuned.
 //
-// The nearest reference is the one whose unit vector v has the largest dot product with the
-// observation's u (squared chord 2 - 2 u.v). The references are centred first, d = v - c with c
-// their mean: u.v = u.c + u.d, and u.c is the same for every reference, so the float32 values
-// u.d order them with errors proportional to the spread max |d| (a cluster's radius, where the
-// references are clustered; about 1 where they cover the sphere).
+// The references are centred on their mean and ordered by the float32 values u.d
+// (kernwerk/impl/centred_values.hpp: why, and their error margin).
 //
 // 1. A float32 scan: the centred references tiled through shared memory, several observations
 //    per thread, two fused multiply-adds, a multiply and a max per pair. A warp takes a
@@ -38,6 +35,7 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/centred_values.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/workspace.hpp"
@@ -56,17 +54,6 @@ constexpr int centre_sum_blocks = 256;  // at most, for the references' mean
 constexpr int decide_blocks_per_multiprocessor = 4;
 constexpr float unset = -1.0e30f;        // below every value (|u.d| <= 2)
 constexpr float no_threshold = 1.0e30f;  // above every value: a slot without an observation
-
-// The margin between two values within which their order is in doubt, for spread rho >= max |d|.
-// A value fl(u32 . d32) differs from u.d (u, v, c the float64 unit vectors and centre) by at
-// most 5.01 e rho + 1e-15 (e = 2^-24): e rho from rounding u to float32, e rho from rounding d
-// (and ~1e-15 from v - c in float64), 3 e rho from the multiply and two fused multiply-adds.
-// So a value below the best by more than twice that, 5.98e-7 rho, is a farther reference; the
-// margin adds the rounding of best - margin itself (6e-8 rho) and the float64 rule's own tie
-// scale (the haversine keys of chords 1e-14 apart may order either way), with room to spare.
-__device__ __forceinline__ float value_margin(float spread) {
-  return 7.5e-7f * spread + 1.0e-13f;
-}
 
 __device__ __forceinline__ float centred_value(float x, float y, float z, const float4& d) {
   return fmaf(z, d.z, fmaf(y, d.y, x * d.x));
@@ -176,7 +163,7 @@ __global__ void __launch_bounds__(scan_block, 4)
   constexpr int width = Runtime::warp_size;
   __shared__ float4 cached[tile];
   __shared__ int listed[list_length * block_observations];
-  const float margin = value_margin(__uint_as_float(*spread_bits));
+  const float margin = impl::centred_value_margin(__uint_as_float(*spread_bits));
   const int lane = threadIdx.x % width;
   const int warp_first = threadIdx.x - lane;
   const lane_mask below = (lane_mask(1) << lane) - 1;  // the lanes before this one
@@ -292,7 +279,7 @@ __global__ void merge(Metric metric, int splits, int observation_count,
                       int* undecided_count, int* undecided_list, float* undecided_threshold) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= observation_count) return;
-  const float margin = value_margin(__uint_as_float(*spread_bits));
+  const float margin = impl::centred_value_margin(__uint_as_float(*spread_bits));
   float most = unset;
   for (int s = 0; s < splits; ++s)
     most = fmaxf(most, split_best[std::size_t(s) * observation_count + i]);
@@ -477,8 +464,8 @@ struct nearest_gpu_tuned {
 
   template <class Observations, class References, class Output>
   static void run(const typename Runtime::execution_space& space, const Observations& observations,
-                  const References& references, const Output& output, double scale,
-                  double radius) {
+                  const References& references, const Output& output, int /* k: 1 */,
+                  double scale, double radius) {
     using memory_space = typename Runtime::execution_space::memory_space;
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     if (n == 0) return;

@@ -1,30 +1,35 @@
 #pragma once
 // The float32 scan behind the host's tuned nearest neighbour, compiled once into the library
-// (with a run-time choice of AVX2 + FMA on x86-64).
+// (with a run-time choice of AVX2 + FMA or AVX-512 on x86-64).
 #include <cstdint>
 
 namespace kernwerk::host {
 
-// Reference unit vectors in float32, one array per coordinate.
-struct sphere_references_f32 {
+// The references' unit vectors v centred on their mean c, d = v - c, in float32, one array per
+// coordinate, each padded with NaN to a whole number of 16 (kernwerk/impl/centred_values.hpp:
+// an observation's nearest references have the largest values u.d).
+struct centred_references_f32 {
   const float* x;
   const float* y;
   const float* z;
-  std::int64_t count;
+  std::int64_t count;  // without the padding
+  float margin;        // impl::centred_value_margin of their spread
 };
 
-// Receives the candidates of an ambiguous observation p: visit(context, p, j).
-using candidate_visit = void (*)(void* context, int observation, std::int64_t reference);
-constexpr std::int64_t too_many_candidates = -2;
+// The most neighbours the scan finds for an observation.
+constexpr int most_neighbours = 32;
 
-// For each of `count` observations (float32 unit vectors), the index of the reference with the
-// smallest float32 squared chord (the first of equal ones) when no other reference came within
-// its float32 error margin. Otherwise float32 cannot name the winner and best is -1: visit was
-// called for every reference within the margin, in increasing index, the short list the
-// float64 winner and every reference as near as it are on; or, where that list grew past 16,
-// best is too_many_candidates.
-void scan_sphere_f32(const sphere_references_f32& references, const float (*observations)[3],
-                     int count, std::int64_t* best, candidate_visit visit, void* context);
+// Receives the candidates of observation p: visit(context, p, j).
+using candidate_visit = void (*)(void* context, int observation, std::int64_t reference);
+
+// For each of `count` observations (float32 unit vectors), the references that can be among its
+// k nearest (1 <= k <= most_neighbours, k <= references.count): those whose float32 value is
+// within the margin of the k-th largest. visit is called for each of them, in increasing index;
+// the float64 rule decides among them. Where more than 2 k + 32 references are that near (a
+// cluster tighter than the margin resolves, seen from afar; a point repeated many times),
+// too_many[p] is set instead and visit is not called for p.
+void scan_sphere_f32(const centred_references_f32& references, const float (*observations)[3],
+                     int count, int k, bool* too_many, candidate_visit visit, void* context);
 
 // The vector instruction sets the scan can use: 0 portable, 1 AVX2 + FMA, 2 AVX-512. The scan
 // takes the widest the machine has, or at most `limit_simd_width` (for tests of every path).

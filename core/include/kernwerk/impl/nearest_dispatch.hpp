@@ -60,18 +60,22 @@ inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 // generic float64 scan, the index needs no trial: its search is that scan over the references
 // its boxes cannot rule out, so even where they rule out none (every reference one point) it
 // costs what the brute force costs (measured on the 2-core host: 5.3 s both, 2^16 x 2^13, k 2),
-// and a trial would only add its own time. GPUs take the index without a trial: a sample small
+// and a trial would only add its own time. For k > 1 the index needs none either: on the 2-core
+// host it was the faster on every layout at k 2, 8 and 32 beside the tuned scan (whose time per
+// observation grows with k), and a sample of a few hundred observations timed the scan 2 to 4.5
+// times too fast (perf/results/layouts-host-epyc-2core.json). GPUs take the index without a trial: a sample small
 // enough to be cheap does not fill the device, and its time does not scale (measured on an
 // H200: the trial's prediction off by 7 to 30 times, and the wrong way on clustered
 // references).
 // The index is kept unless the brute force's estimate is smaller by more than index_preference:
 // a sample's search has less locality than the whole set's (measured on the 2-core host,
 // 2^16 x 2^13, observations and references in one cap, k 1: the index estimated at 37.5 ms,
-// 26 ms on the whole set; the brute force at 33.9 ms, 41.8 ms), and where the brute force is
-// the faster, it is by little (its worst case beside the index, references on a ring: 1.02).
+// 26 ms on the whole set; references in a 1e-5 rad cap: 44.2 ms estimated, 26.9 ms in full,
+// the brute force 35.4 and 39.7 ms), and where the brute force is the faster, it is by little
+// (its worst case beside the index, references on a ring: 51 against 63 ms).
 struct automatic_policy {
   static inline double min_pairs = double(std::int64_t(1) << 26);
-  static inline double index_preference = 1.15;
+  static inline double index_preference = 1.6;
   static inline std::int64_t min_sample = 512;
   static inline std::int64_t sample_fraction = 256;  // of the observations
 };
@@ -183,7 +187,7 @@ nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::si
                      (options.implementation == implementation_kind::automatic && tuned_covers);
   // The trial: automatic method, host spaces, against the tuned brute force (automatic_policy
   // says why not elsewhere).
-  plan.trial = indexed && options.method == method_kind::automatic && plan.brute_tuned &&
+  plan.trial = indexed && options.method == method_kind::automatic && plan.brute_tuned && k == 1 &&
                nearest_tuned<ExecutionSpace>::available &&
                Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                           typename ExecutionSpace::memory_space>::accessible;

@@ -75,15 +75,6 @@ struct candidates {
     if (ranked == k) limit = std::max(limit, top[k - 1] - margin);
   }
 
-  // The rank-th largest value held (1 <= rank <= size).
-  float largest(int rank) const {
-    if (rank == 1) return *std::max_element(value, value + size);
-    float order[room];
-    std::copy(value, value + size, order);
-    std::nth_element(order, order + rank - 1, order + size, std::greater<float>());
-    return order[rank - 1];
-  }
-
   // Keeps the values at least `least`.
   void keep_from(float least) {
     int kept = 0;
@@ -97,8 +88,11 @@ struct candidates {
   void tighten() {
     keep_from(threshold());
     const int most = full - 2 * widest_lanes;
-    if (size > most) {
-      lost = largest(most + 1);
+    if (size > most) {  // the (most + 1)-th largest value and every smaller one go
+      float order[room];
+      std::copy(value, value + size, order);
+      std::nth_element(order, order + most, order + size, std::greater<float>());
+      lost = order[most];
       keep_from(std::nextafter(lost, 1.0e30f));
     }
   }

@@ -103,6 +103,7 @@ struct nearest_host_tuned {
   static bool covers(metric_kind metric, int k) {
     return metric == metric_kind::haversine && k >= 1 && k <= host::most_neighbours;
   }
+  static_assert(host::most_neighbours == impl::max_neighbours, "the scan covers every k");
 
   template <class Observations, class References, class Output>
   static void run(const ExecutionSpace& space, const Observations& observations,

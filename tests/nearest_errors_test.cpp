@@ -128,6 +128,35 @@ TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Spac
     e.set(e.observations, 0, 0, 91);
     e.expect_invalid("observations");
   }
+  SUBCASE("bad points in host Views (on a GPU: found on the copies)") {
+    using host = Kokkos::HostSpace;
+    Kokkos::View<double**, Kokkos::LayoutRight, host> obs("obs", 4, 2);
+    Kokkos::View<double**, Kokkos::LayoutLeft, host> ref("ref", 3, 2);  // staged on a GPU
+    Kokkos::View<std::int64_t*, host> indices("indices", 4);
+    Kokkos::View<double*, host> distances("distances", 4);
+    for (int i = 0; i < 4; ++i) obs(i, 0) = 0.1 * i, obs(i, 1) = -0.2 * i;
+    for (int j = 0; j < 3; ++j) ref(j, 0) = 0.3 * j, ref(j, 1) = 0.1 * j;
+    Kokkos::deep_copy(indices, -5);
+    Kokkos::deep_copy(distances, -5.0);
+    const auto expect = [&](const char* argument, const char* point) {
+      CAPTURE(argument);
+      std::string message;
+      try {
+        kernwerk::nearest(Space(), obs, ref, indices, distances);
+      } catch (const invalid_argument& failure) {
+        CHECK(failure.argument() == argument);
+        message = failure.what();
+      }
+      CHECK(message.find(point) != std::string::npos);
+      for (int i = 0; i < 4; ++i) CHECK((indices(i) == -5 && distances(i) == -5.0));
+    };
+    obs(2, 1) = nan;
+    expect("observations", "point 2 (");
+    obs(2, 1) = 0.5;
+    ref(1, 0) = 1.6;
+    ref(2, 1) = inf;
+    expect("references", "point 1 (1.6");
+  }
   SUBCASE("options") {
     call c;
     c.options.radius = 0;

@@ -409,6 +409,77 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views with a budget below the sets", Sp
 }
 TEST_CASE_TEMPLATE_APPLY(chunked_host_views, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("nearest: small host Views of any layout, in one pass", Space,
+                          small_host_views) {
+  // Host sets below the pipeline's size: on a GPU copied in whole (straight from memory laid
+  // out row by row, else through staging), checked there and copied out. Row-major, column-major
+  // and strided sets; outputs row-major, column-major and of other types. The answers must
+  // be those of device-resident Views bit for bit, and the float64 brute force's.
+  const std::size_t n = 1500, m = 900;
+  const auto observations = uniform_sphere(n, 41), references = uniform_sphere(m, 42);
+  using host = Kokkos::HostSpace;
+  // The points as a View of Layout over a buffer of `stride` values a row (LayoutStride: rows
+  // 5 values apart).
+  const auto fill = [](auto view, const host_points& points) {
+    for (std::size_t i = 0; i < points.count(); ++i)
+      for (int d = 0; d < 2; ++d) view(i, d) = points.values[2 * i + d];
+    return view;
+  };
+  std::vector<double> obs_buffer(5 * n), ref_buffer(5 * m);
+  using strided = Kokkos::View<double**, Kokkos::LayoutStride, host, Kokkos::MemoryUnmanaged>;
+  const auto obs_right = fill(Kokkos::View<double**, Kokkos::LayoutRight, host>("obs", n, 2), observations);
+  const auto ref_right = fill(Kokkos::View<double**, Kokkos::LayoutRight, host>("ref", m, 2), references);
+  const auto obs_left = fill(Kokkos::View<double**, Kokkos::LayoutLeft, host>("obs", n, 2), observations);
+  const auto ref_left = fill(Kokkos::View<double**, Kokkos::LayoutLeft, host>("ref", m, 2), references);
+  const auto obs_strided =
+      fill(strided(obs_buffer.data(), Kokkos::LayoutStride(n, 5, 2, 1)), observations);
+  const auto ref_strided =
+      fill(strided(ref_buffer.data(), Kokkos::LayoutStride(m, 5, 2, 1)), references);
+  for (const std::size_t k : {std::size_t(1), std::size_t(3)}) {
+    for (const auto& v : variants<Space>(metric_kind::haversine, int(k))) {
+      CAPTURE(k);
+      CAPTURE(v.name);
+      const auto expected = run_nearest<Space>(observations, references, v.options, k);
+      check_all(observations, references, expected, v.options);
+      const auto check = [&](const auto& obs, const auto& ref, const char* layouts) {
+        CAPTURE(layouts);
+        // Row-major int64 / double outputs, and column-major int32 / double ones; poisoned.
+        Kokkos::View<std::int64_t**, Kokkos::LayoutRight, host> right_index("i", n, k);
+        Kokkos::View<double**, Kokkos::LayoutRight, host> right_distance("d", n, k);
+        Kokkos::View<std::int32_t**, Kokkos::LayoutLeft, host> left_index("i", n, k);
+        Kokkos::View<double**, Kokkos::LayoutLeft, host> left_distance("d", n, k);
+        Kokkos::deep_copy(right_index, -1);
+        Kokkos::deep_copy(left_index, -1);
+        Kokkos::deep_copy(right_distance, -1.0);
+        Kokkos::deep_copy(left_distance, -1.0);
+        kernwerk::nearest(Space(), obs, ref, right_index, right_distance, v.options);
+        kernwerk::nearest(Space(), obs, ref, left_index, left_distance, v.options);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t q = 0; q < k; ++q) {
+            const auto want_index = expected.indices[i * k + q];
+            const double want_distance = expected.distances[i * k + q];
+            wrong += right_index(i, q) != want_index || left_index(i, q) != want_index ||
+                     right_distance(i, q) != want_distance || left_distance(i, q) != want_distance;
+          }
+        CHECK(wrong == 0);
+      };
+      check(obs_right, ref_right, "row-major sets");
+      check(obs_left, ref_left, "column-major sets");
+      check(obs_strided, ref_right, "strided observations");
+      check(obs_right, ref_strided, "strided references");
+      if (k == 1) {  // rank-1 outputs in plain vectors
+        std::vector<std::int64_t> indices(n, -1);
+        std::vector<double> distances(n, -1.0);
+        run_on_host_views<Space>(observations, references, indices, distances, v.options);
+        CHECK(indices == expected.indices);
+        CHECK(distances == expected.distances);
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(small_host_views, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("nearest: host Views large enough for the chunk pipeline", Space,
                           pipelined_host_views) {
   // On a GPU, host sets this large go through the pipeline (copies beside the computation)

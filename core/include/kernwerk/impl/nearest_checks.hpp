@@ -114,23 +114,54 @@ std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Poin
         max_abs_first);
 }
 
+// The largest |latitude| of a valid point (0: no limit, the Euclidean metric). A latitude of
+// exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
+template <class Scalar>
+double latitude_limit(metric_kind metric, angle_unit units) {
+  constexpr double pi = 3.14159265358979323846;
+  if (metric != metric_kind::haversine) return 0.0;
+  return units == angle_unit::degrees ? 90.0 : static_cast<double>(static_cast<Scalar>(pi / 2));
+}
+
+template <class Points>
+invalid_argument invalid_point_error(const char* fn, const char* name, const Points& points,
+                                     std::int64_t row, metric_kind metric, angle_unit units) {
+  const char* rule =
+      metric == metric_kind::haversine
+          ? (units == angle_unit::degrees
+                 ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
+                 : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
+          : "has a non-finite coordinate";
+  return invalid_argument(fn, name, describe_point(points, row) + " " + rule);
+}
+
 // Finite coordinates, and latitudes within the poles for the haversine metric.
 template <class ExecutionSpace, class Points>
 void check_point_values(const ExecutionSpace& space, const char* fn, const char* name,
                         const Points& points, metric_kind metric, angle_unit units) {
-  constexpr double pi = 3.14159265358979323846;
-  const bool haversine = metric == metric_kind::haversine;
-  const bool degrees = units == angle_unit::degrees;
-  using scalar = typename Points::non_const_value_type;
-  // A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
-  const double limit = !haversine ? 0.0 : (degrees ? 90.0 : static_cast<double>(static_cast<scalar>(pi / 2)));
+  const double limit = latitude_limit<typename Points::non_const_value_type>(metric, units);
   const std::int64_t bad = find_invalid_point_anywhere(space, points, limit);
-  if (bad >= 0) {
-    const char* rule = haversine
-                           ? (degrees ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
-                                      : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
-                           : "has a non-finite coordinate";
-    throw invalid_argument(fn, name, describe_point(points, bad) + " " + rule);
+  if (bad >= 0) throw invalid_point_error(fn, name, points, bad, metric, units);
+}
+
+// check_point_values for a call's observations and references: in one pass (one reduction,
+// one read) where the execution space reaches both and they hold one value type, else each
+// where it is.
+template <class ExecutionSpace, class Observations, class References>
+void check_point_sets(const ExecutionSpace& space, const char* fn, const Observations& observations,
+                      const References& references, metric_kind metric, angle_unit units) {
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible &&
+                Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible &&
+                std::is_same_v<typename Observations::non_const_value_type,
+                               typename References::non_const_value_type>) {
+    const double limit =
+        latitude_limit<typename Observations::non_const_value_type>(metric, units);
+    const auto [set, row] = find_invalid_point(space, observations, references, limit);
+    if (set == 0) throw invalid_point_error(fn, "observations", observations, row, metric, units);
+    if (set == 1) throw invalid_point_error(fn, "references", references, row, metric, units);
+  } else {
+    check_point_values(space, fn, "observations", observations, metric, units);
+    check_point_values(space, fn, "references", references, metric, units);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "kernwerk/impl/nearest_chunked.hpp"
 #include "kernwerk/impl/nearest_bvh.hpp"
 #include "kernwerk/impl/nearest_checks.hpp"
+#include "kernwerk/impl/nearest_copies.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -309,8 +310,6 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       check_nearest_arguments(space, observations, references, indices, distances, options);
   const std::size_t n = observations.extent(0), m = references.extent(0);
   const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k);
-  check_point_values(space, "nearest", "observations", observations, options.metric, options.units);
-  check_point_values(space, "nearest", "references", references, options.metric, options.units);
 
   nearest_report report{plan.choice.method, plan.choice.reason};
   const bool haversine = options.metric == metric_kind::haversine;
@@ -348,6 +347,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
   const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
   if (needed > double(budget) || pipelined) {
+    check_point_sets(space, "nearest", observations, references, options.metric, options.units);
     auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
     if (pipelined)
       chunks.observation_rows =
@@ -362,20 +362,18 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     return;
   }
 
-  // Views the execution space cannot reach are copied into its memory space.
-  const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
-  const auto references_here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
-  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
-  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-  run(observations_here, references_here,
-      neighbour_output<std::remove_const_t<decltype(indices_here)>,
-                       std::remove_const_t<decltype(distances_here)>>{indices_here, distances_here},
+  // In one pass: sets the execution space cannot reach are copied into its memory
+  // (nearest_copies.hpp), and the values checked there.
+  nearest_copies<ExecutionSpace, Observations, References, std::remove_const_t<decltype(indices_out)>,
+                 std::remove_const_t<decltype(distances_out)>>
+      copies(space, observations, references, indices_out, distances_out);
+  check_point_sets(space, "nearest", copies.observations, copies.references, options.metric,
+                   options.units);
+  run(copies.observations, copies.references,
+      neighbour_output<decltype(copies.indices), decltype(copies.distances)>{copies.indices,
+                                                                             copies.distances},
       int(k));
-  if (indices_here.data() != indices_out.data())
-    Kokkos::deep_copy(space, indices_out, indices_here);
-  if (distances_here.data() != distances_out.data())
-    Kokkos::deep_copy(space, distances_out, distances_here);
-  space.fence();
+  copies.copy_out(space, indices_out, distances_out);
   finish();
 }
 

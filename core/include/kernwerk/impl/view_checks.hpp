@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "kernwerk/error.hpp"
 
@@ -53,40 +54,67 @@ auto first_rows(const View& view, std::pair<std::size_t, std::size_t> rows) {
   else return Kokkos::subview(view, rows, Kokkos::ALL());
 }
 
-// Finds the first point (row) of a rank-2 View with a non-finite coordinate or, when
-// max_abs_first > 0, a first coordinate (the latitude) with |value| > max_abs_first.
-// Returns the row, or -1 when every point is valid. Runs on `space`, which must reach `points`.
+// Whether row i of a rank-2 View has a non-finite coordinate or, when max_abs_first > 0, a
+// first coordinate (the latitude) with |value| > max_abs_first.
 template <class Points>
-struct first_invalid_point {
-  Points points;
+KOKKOS_INLINE_FUNCTION bool invalid_point(const Points& points, const std::int64_t i,
+                                          const double max_abs_first) {
+  bool bad = false;
+  for (std::size_t d = 0; d < points.extent(1); ++d) {
+    const double value = static_cast<double>(points(i, d));
+    // Written without isfinite so that it stays correct under fast-math flags.
+    bad = bad || !(value - value == 0.0);
+  }
+  if (max_abs_first > 0 && !bad) {
+    const double first_value = static_cast<double>(points(i, 0));
+    bad = first_value > max_abs_first || first_value < -max_abs_first;
+  }
+  return bad;
+}
+
+// The first invalid row of two sets in one pass: rows of `first`, then rows of `second`
+// numbered on from first.extent(0).
+template <class First, class Second>
+struct first_invalid_row {
+  First first;
+  Second second;
   double max_abs_first;
 
-  KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& first) const {
-    bool bad = false;
-    for (std::size_t d = 0; d < points.extent(1); ++d) {
-      const double value = static_cast<double>(points(i, d));
-      // Written without isfinite so that it stays correct under fast-math flags.
-      bad = bad || !(value - value == 0.0);
-    }
-    if (max_abs_first > 0 && !bad) {
-      const double first_value = static_cast<double>(points(i, 0));
-      bad = first_value > max_abs_first || first_value < -max_abs_first;
-    }
-    if (bad && i < first) first = i;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& lowest) const {
+    const auto n = static_cast<std::int64_t>(first.extent(0));
+    const bool bad = i < n ? invalid_point(first, i, max_abs_first)
+                           : invalid_point(second, i - n, max_abs_first);
+    if (bad && i < lowest) lowest = i;
   }
 };
 
-template <class ExecutionSpace, class Points>
-std::int64_t find_invalid_point(const ExecutionSpace& space, const Points& points,
-                                double max_abs_first) {
-  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+// The first invalid point of `first` (as (0, row)) or else of `second` (as (1, row)), or
+// (-1, -1) when every point is valid; one reduction and one read for both. Runs on `space`,
+// which must reach both sets.
+template <class ExecutionSpace, class First, class Second>
+std::pair<int, std::int64_t> find_invalid_point(const ExecutionSpace& space, const First& first,
+                                                const Second& second, double max_abs_first) {
+  const auto n = static_cast<std::int64_t>(first.extent(0));
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
   Kokkos::parallel_reduce(
       "kernwerk::check_points",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-          space, 0, static_cast<std::int64_t>(points.extent(0))),
-      first_invalid_point<Points>{points, max_abs_first}, Kokkos::Min<std::int64_t>(first));
+          space, 0, n + static_cast<std::int64_t>(second.extent(0))),
+      first_invalid_row<First, Second>{first, second, max_abs_first},
+      Kokkos::Min<std::int64_t>(lowest));
   space.fence();
-  return first == std::numeric_limits<std::int64_t>::max() ? -1 : first;
+  if (lowest == std::numeric_limits<std::int64_t>::max()) return {-1, -1};
+  return lowest < n ? std::pair<int, std::int64_t>{0, lowest}
+                    : std::pair<int, std::int64_t>{1, lowest - n};
+}
+
+// The first invalid point of one set, or -1.
+template <class ExecutionSpace, class Points>
+std::int64_t find_invalid_point(const ExecutionSpace& space, const Points& points,
+                                double max_abs_first) {
+  return find_invalid_point(space, points, Kokkos::subview(points, std::make_pair(0, 0), Kokkos::ALL()),
+                            max_abs_first)
+      .second;
 }
 
 // Copies one point to the host, for an error message.

@@ -1,0 +1,198 @@
+#pragma once
+// kernwerk::nearest on sets in memory the execution space does not reach (host memory and a
+// GPU) that fit its memory in one piece and are too small for the chunk pipeline: the sets are
+// copied in, checked and searched there, and the results copied out. Such calls are how codes
+// call every time step, so each one avoids what costs more than its copies:
+// - device memory is not allocated per call: the copies use a buffer kept between calls (up to
+//   kept_copy_bytes; larger calls allocate, the allocation is small beside their copies);
+// - no host threads: the calling thread copies (from pageable memory where the layouts match,
+//   else through a conversion loop into page-locked staging memory). Host threads parked
+//   between calls took 0.1 to 6 ms to wake for the value checks on an H100 machine, 7184 x
+//   171075 points (perf/calls_bench.cpp --trace), the whole call being 1.6 ms at best;
+// - the values are checked on the copies, in one pass over both sets.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+#include "kernwerk/impl/nearest_chunked.hpp"
+#include "kernwerk/impl/workspace.hpp"
+
+namespace kernwerk::impl {
+
+struct copy_purpose;
+inline constexpr std::size_t kept_copy_bytes = std::size_t(64) << 20;
+
+// Device memory for one call's copies: the kept workspace, or an allocation of the call's own.
+template <class MemorySpace>
+class copy_memory {
+ public:
+  explicit copy_memory(std::size_t bytes) {
+    if (bytes == 0) return;  // nothing to copy: nothing locked
+    if (bytes <= kept_copy_bytes) {
+      kept_.emplace(bytes);
+    } else {
+      owned_ = Kokkos::View<char*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::copies"), bytes);
+      pieces_.emplace(owned_.data(), bytes);
+    }
+  }
+  template <class T>
+  T* take(std::size_t count) {
+    return kept_ ? kept_->template take<T>(count) : pieces_->template take<T>(count);
+  }
+
+ private:
+  std::optional<workspace<MemorySpace, copy_purpose>> kept_;
+  Kokkos::View<char*, MemorySpace> owned_;
+  std::optional<carver> pieces_;
+};
+
+// Whether a rank-1 or rank-2 View's elements are in row-major order without gaps.
+template <class View>
+bool row_major_packed(const View& view) {
+  if constexpr (View::rank == 1)
+    return view.extent(0) <= 1 || view.stride(0) == 1;
+  else
+    return (view.extent(1) <= 1 || view.stride(1) == 1) &&
+           (view.extent(0) <= 1 || view.stride(0) == view.extent(1));
+}
+
+// The View `view` as the execution space sees it: itself where it reaches it, else a LayoutRight
+// copy's place in its memory (rank and value type kept).
+template <class ExecutionSpace, class View>
+struct device_side {
+  static constexpr bool reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename View::memory_space>::accessible;
+  using copy = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight,
+                            typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
+  using type = std::conditional_t<reached, View, copy>;
+  static std::size_t elements(const View& view) { return reached ? 0 : view.size(); }
+};
+
+template <class ExecutionSpace, class Observations, class References, class Indices,
+          class Distances>
+class nearest_copies {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using staging_space = typename staging_memory<ExecutionSpace>::type;
+  template <class View>
+  using side = device_side<ExecutionSpace, View>;
+  template <class View>
+  using value = typename View::non_const_value_type;
+
+ public:
+  typename side<Observations>::type observations;
+  typename side<References>::type references;
+  typename side<Indices>::type indices;
+  typename side<Distances>::type distances;
+
+  // Copies the sets in (queued on `space`).
+  nearest_copies(const ExecutionSpace& space, const Observations& obs, const References& ref,
+                 const Indices& out_indices, const Distances& out_distances)
+      : memory_(device_bytes(obs, ref, out_indices, out_distances)) {
+    const std::size_t staged = staged_bytes(obs) + staged_bytes(ref) +
+                               staged_bytes(out_indices) + staged_bytes(out_distances);
+    if (staged > 0) staging_.emplace(staged);
+    observations = place(obs);
+    references = place(ref);
+    indices = place(out_indices);
+    distances = place(out_distances);
+    copy_in(space, obs, observations);
+    copy_in(space, ref, references);
+  }
+
+  // The results into the caller's outputs; returns once they are there.
+  void copy_out(const ExecutionSpace& space, const Indices& out_indices,
+                const Distances& out_distances) {
+    copy_out(space, indices, out_indices);
+    copy_out(space, distances, out_distances);
+    space.fence();
+  }
+
+ private:
+  static std::size_t device_bytes(const Observations& obs, const References& ref,
+                                  const Indices& out_indices, const Distances& out_distances) {
+    return carver::bytes_for<value<Observations>>(side<Observations>::elements(obs)) +
+           carver::bytes_for<value<References>>(side<References>::elements(ref)) +
+           carver::bytes_for<value<Indices>>(side<Indices>::elements(out_indices)) +
+           carver::bytes_for<value<Distances>>(side<Distances>::elements(out_distances));
+  }
+
+  // Sets out of reach whose elements are not packed row by row go through staging memory.
+  template <class View>
+  static std::size_t staged_bytes(const View& view) {
+    return side<View>::reached || row_major_packed(view) ? 0
+                                                         : carver::bytes_for<value<View>>(view.size());
+  }
+
+  template <class View>
+  typename side<View>::type place(const View& view) {
+    if constexpr (side<View>::reached)
+      return view;
+    else
+      return unmanaged_rows<typename side<View>::type>(memory_.template take<value<View>>(view.size()),
+                                                       view.extent(0), View::rank == 2 ? view.extent(1) : 1);
+  }
+
+  // The host View `view` as LayoutRight rows over `data` (its own, or staging memory).
+  template <class View, class Space>
+  static auto host_rows(value<View>* data, const View& view) {
+    using rows = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight, Space,
+                              Kokkos::MemoryUnmanaged>;
+    return unmanaged_rows<rows>(data, view.extent(0), View::rank == 2 ? view.extent(1) : 1);
+  }
+
+  // Element (i, d) of a rank-1 (d = 0) or rank-2 View.
+  template <class View>
+  static auto& at(const View& view, std::size_t i, std::size_t d) {
+    if constexpr (View::rank == 1)
+      return view(i);
+    else
+      return view(i, d);
+  }
+  template <class View>
+  static std::size_t columns(const View& view) {
+    return View::rank == 2 ? view.extent(1) : 1;
+  }
+
+  template <class Source, class Target>
+  void copy_in(const ExecutionSpace& space, const Source& source, const Target& target) {
+    if constexpr (!side<Source>::reached) {
+      if (source.size() == 0) return;
+      if (row_major_packed(source)) {
+        Kokkos::deep_copy(space, target,
+                          host_rows<Source, Kokkos::HostSpace>(
+                              const_cast<value<Source>*>(source.data()), source));
+        return;
+      }
+      const auto staged = host_rows<Source, staging_space>(
+          staging_->template take<value<Source>>(source.size()), source);
+      for (std::size_t i = 0; i < source.extent(0); ++i)
+        for (std::size_t d = 0; d < columns(source); ++d) at(staged, i, d) = at(source, i, d);
+      Kokkos::deep_copy(space, target, staged);
+    }
+  }
+
+  template <class Copy, class Target>
+  void copy_out(const ExecutionSpace& space, const Copy& copy, const Target& target) {
+    if constexpr (!side<Target>::reached) {
+      if (target.size() == 0) return;
+      if (row_major_packed(target)) {
+        Kokkos::deep_copy(space, host_rows<Target, Kokkos::HostSpace>(target.data(), target), copy);
+        return;
+      }
+      const auto staged = host_rows<Target, staging_space>(
+          staging_->template take<value<Target>>(target.size()), target);
+      Kokkos::deep_copy(space, staged, copy);
+      space.fence();
+      for (std::size_t i = 0; i < target.extent(0); ++i)
+        for (std::size_t d = 0; d < columns(target); ++d) at(target, i, d) = at(staged, i, d);
+    }
+  }
+
+  copy_memory<memory_space> memory_;
+  std::optional<workspace<staging_space, staging_purpose>> staging_;
+};
+
+}  // namespace kernwerk::impl

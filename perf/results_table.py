@@ -20,7 +20,8 @@ FLOPS_PER_PAIR = 8
 BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"),
           "layouts": ("<!-- perf:layouts:begin -->", "<!-- perf:layouts:end -->"),
           "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->"),
-          "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->")}
+          "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
+          "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->")}
 
 
 def load(pattern):
@@ -156,6 +157,25 @@ def mpi_table():
     return "\n".join(lines)
 
 
+def calls_table():
+    """Repeated calls (calls-*.json, kernwerk_bench_calls): every call of a row timed on its own;
+    from host memory, the target is 1.5 x (the median device-resident call + the call's bytes at
+    the measured page-locked copy rates)."""
+    lines = [
+        "| machine | observations x references | method | inputs | median | best | worst | median / best | target | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in load(os.path.join(RESULTS, "calls-*.json")):
+        for r in run["results"]:
+            calls = r["call_seconds"]
+            target = f"{1e3 * r['target_seconds']:.3f} ms" if "target_seconds" in r else ""
+            lines.append(
+                f"| {run['machine']} | {r['observations']} x {r['references']} | {r['method']} | {r['inputs']} | "
+                f"{1e3 * r['median_seconds']:.3f} ms | {1e3 * r['best_seconds']:.3f} ms | {1e3 * max(calls):.3f} ms | "
+                f"{r['median_seconds'] / r['best_seconds']:.2f} | {target} | `{run['file']}` |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -163,7 +183,7 @@ if __name__ == "__main__":
     readme = os.path.join(ROOT, "README.md")
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
-                       ("workloads", workloads_table), ("mpi", mpi_table)):
+                       ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

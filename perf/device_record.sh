@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The record of a GPU machine in one run: the CUDA test suites, the measured ceilings,
 # kernwerk's nearest-neighbour variants (inputs on the device, then on the host through the
-# chunk pipeline) and its other workloads, and the peers (the course's Numba kernels, CuPy,
+# chunk pipeline), repeated small calls, and its other workloads, and the peers (the course's Numba kernels, CuPy,
 # PyTorch; ArborX where a binary of its peer program is given). Results go to OUTDIR in
 # perf/results/'s schema, packed with the logs into OUTDIR/record.tar.gz; a short table is
 # printed last.
@@ -47,6 +47,8 @@ step host_inputs_copy "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes
 step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 24x14 \
   --variants indexed --repeat 5 --host-inputs 1 --budget $((256 << 20)) \
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
+step calls "$bin/kernwerk_bench_calls" --machine "$machine" --calls 9 \
+  --json "$out/calls-cuda-$machine.json"
 step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24x14 \
   --variants brute,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
   --json "$out/layouts-cuda-$machine.json"

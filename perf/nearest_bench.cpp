@@ -5,16 +5,21 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--order-per-thread N] [--grid-occupancy F]
+//                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
+//                          [--pipeline two-phase|chunked]
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, brute the brute force as `auto` would run it, indexed the indexed
 // method (index built and queried in each call), auto the default choice.
 // --host-inputs 1 passes host Views: the copies are timed, and go through kernwerk's chunk
-// pipeline (copies beside the computation; chunks also bound by --budget). --host-inputs copy
-// times what a caller without it does: copy the sets in, compute, copy the results out.
+// pipeline (copies beside the computation; chunks also bound by --budget); --pipeline chunked
+// runs the one-phase pipeline where the two-phase one would (impl::pipeline_policy).
+// --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
+// results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
 // --order-per-thread the observations per thread from which it orders them (order_policy),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
+// Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
+// split over when the observations fill fewer (gpu_impl::scan_policy).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
 // observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
 // of one layout, size and k go round the variants in turn (median and best of --repeat each).
@@ -88,9 +93,13 @@ int main(int argc, char* argv[]) {
     else if (flag == "--json") json = value;
     else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
+    else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--order-per-thread") kernwerk::impl::order_policy::per_thread = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
+#if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
+    else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
+#endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;

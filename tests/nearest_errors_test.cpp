@@ -157,6 +157,31 @@ TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Spac
     ref(2, 1) = inf;
     expect("references", "point 1 (1.6");
   }
+  SUBCASE("a bad point in the last chunk of a large host set") {
+    // On a GPU such a set is pipelined: every chunk is computed before the checks are read,
+    // and still no output may be written.
+    using host = Kokkos::HostSpace;
+    const std::size_t n = impl::pipeline_min_rows + 100;
+    Kokkos::View<double**, Kokkos::LayoutRight, host> obs("obs", n, 2), ref("ref", 50, 2);
+    for (std::size_t i = 0; i < n; ++i) obs(i, 0) = 1e-6 * double(i), obs(i, 1) = 0.5;
+    for (std::size_t j = 0; j < 50; ++j) ref(j, 0) = 0.02 * double(j), ref(j, 1) = -0.1;
+    obs(n - 3, 0) = -1.6;
+    Kokkos::View<std::int64_t*, host> indices("indices", n);
+    Kokkos::View<double*, host> distances("distances", n);
+    Kokkos::deep_copy(indices, -5);
+    Kokkos::deep_copy(distances, -5.0);
+    std::string message;
+    try {
+      kernwerk::nearest(Space(), obs, ref, indices, distances);
+    } catch (const invalid_argument& failure) {
+      CHECK(failure.argument() == "observations");
+      message = failure.what();
+    }
+    CHECK(message.find("point " + std::to_string(n - 3) + " (-1.6") != std::string::npos);
+    std::size_t written = 0;
+    for (std::size_t i = 0; i < n; ++i) written += indices(i) != -5 || distances(i) != -5.0;
+    CHECK(written == 0);
+  }
   SUBCASE("options") {
     call c;
     c.options.radius = 0;

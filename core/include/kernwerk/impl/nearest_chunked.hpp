@@ -133,10 +133,11 @@ class chunk_reader {
     }
   }
 
-  // Into the first rows of `target`: a kernel on `computing`, or a copy of the staged rows on
-  // `transfer`. Asynchronous both ways.
+  // Into the first rows of `target` (a chunk_view or rows of one): a kernel on `computing`, or
+  // a copy of the staged rows on `transfer`. Asynchronous both ways.
+  template <class Target>
   void upload(const ExecutionSpace& computing, const ExecutionSpace& transfer,
-              const chunk_view& target, std::size_t first, std::size_t rows) const {
+              const Target& target, std::size_t first, std::size_t rows) const {
     const auto window = row_window(target, 0, rows);
     if constexpr (reached) {
       using policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>;
@@ -180,11 +181,13 @@ class chunk_writer {
                          scratch::template bytes_for<distance_value>(chunk_rows * k);
   }
 
+  // Staging memory for chunk_rows rows; with chunk_buffers, the two device buffers the chunks'
+  // results go into (else the caller downloads from its own, download_rows).
   chunk_writer(const Indices& indices, const Distances& distances, std::size_t chunk_rows, int k,
-               std::optional<staging_workspace<ExecutionSpace>>& staging)
+               std::optional<staging_workspace<ExecutionSpace>>& staging, bool chunk_buffers = true)
       : indices_(indices), distances_(distances) {
     if constexpr (!reached) {
-      for (int b = 0; b < 2; ++b) {
+      for (int b = 0; b < 2 && chunk_buffers; ++b) {
         index_chunk_[b] =
             allocate_rows<index_buffer>("kernwerk::nearest::index_chunk", chunk_rows, k);
         distance_chunk_[b] =
@@ -209,16 +212,25 @@ class chunk_writer {
 
   // On `transfer`, after chunk c computed: its results into staging memory (asynchronous).
   void download(const ExecutionSpace& transfer, std::size_t c, std::size_t rows) const {
+    download_rows(transfer, index_chunk_[c % 2], distance_chunk_[c % 2], 0, 0, rows);
+  }
+  // Rows [first, first + rows) of results in the execution space's memory into staging rows
+  // from staging_first, on `transfer` (asynchronous).
+  void download_rows(const ExecutionSpace& transfer, const index_buffer& index_source,
+                     const distance_buffer& distance_source, std::size_t first,
+                     std::size_t staging_first, std::size_t rows) const {
     if constexpr (!reached) {
-      Kokkos::deep_copy(transfer, row_window(index_staging_, 0, rows),
-                        row_window(index_chunk_[c % 2], 0, rows));
-      Kokkos::deep_copy(transfer, row_window(distance_staging_, 0, rows),
-                        row_window(distance_chunk_[c % 2], 0, rows));
+      Kokkos::deep_copy(transfer, row_window(index_staging_, staging_first, rows),
+                        row_window(index_source, first, rows));
+      Kokkos::deep_copy(transfer, row_window(distance_staging_, staging_first, rows),
+                        row_window(distance_source, first, rows));
     }
   }
 
   // On the host, after the download completed: the staged rows into the caller's outputs.
-  void unstage(std::size_t first, std::size_t rows) const {
+  void unstage(std::size_t first, std::size_t rows) const { unstage_rows(0, first, rows); }
+  // Staging rows from staging_first into the caller's output rows [first, first + rows).
+  void unstage_rows(std::size_t staging_first, std::size_t first, std::size_t rows) const {
     if constexpr (!reached) {
       const auto indices = indices_;
       const auto distances = distances_;
@@ -231,11 +243,11 @@ class chunk_writer {
                            host_policy({0, 0}, {int64_t(rows), columns}),
                            [=](const int64_t i, const int64_t q) {
                              if constexpr (Indices::rank == 1) {
-                               indices(first + i) = index_rows(i);
-                               distances(first + i) = distance_rows(i);
+                               indices(first + i) = index_rows(staging_first + i);
+                               distances(first + i) = distance_rows(staging_first + i);
                              } else {
-                               indices(first + i, q) = index_rows(i, q);
-                               distances(first + i, q) = distance_rows(i, q);
+                               indices(first + i, q) = index_rows(staging_first + i, q);
+                               distances(first + i, q) = distance_rows(staging_first + i, q);
                              }
                            });
     }

@@ -20,6 +20,7 @@
 #include "kernwerk/impl/nearest_bvh.hpp"
 #include "kernwerk/impl/nearest_checks.hpp"
 #include "kernwerk/impl/nearest_copies.hpp"
+#include "kernwerk/impl/nearest_pipelined.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -48,9 +49,6 @@ struct default_memory_budget {
     return std::size_t(4) << 30;
   }
 };
-
-// Observation sets out of the execution space's reach from this size on are pipelined.
-inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
 // On host execution spaces, where the brute force would run the tuned implementation (a
 // float32 vector scan, several times the index's float64 rate per pair), the automatic method
@@ -346,12 +344,17 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
   const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
+  if (pipelined && needed <= double(budget) && pipeline_policy::two_phase) {  // nearest_pipelined.hpp
+    nearest_pipelined(space, observations, references, indices_out, distances_out, int(k), run,
+                      "nearest", options.metric, options.units);
+    finish();
+    return;
+  }
   if (needed > double(budget) || pipelined) {
     check_point_sets(space, "nearest", observations, references, options.metric, options.units);
     auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
     if (pipelined)
-      chunks.observation_rows =
-          std::min(chunks.observation_rows, std::max(pipeline_min_rows / 8, (n + 7) / 8));
+      chunks.observation_rows = std::min(chunks.observation_rows, pipeline_chunk_rows(n));
     if (haversine)
       nearest_chunked(space, observations, references, indices_out, distances_out, int(k), chunks,
                       run, sphere_distance{options.radius});

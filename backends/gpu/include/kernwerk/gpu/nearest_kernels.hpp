@@ -54,6 +54,18 @@ constexpr int centre_sum_blocks = 256;  // at most, for the references' mean
 constexpr int decide_blocks_per_multiprocessor = 4;
 constexpr float unset = -1.0e30f;        // below every value (|u.d| <= 2)
 constexpr float no_threshold = 1.0e30f;  // above every value: a slot without an observation
+constexpr int scan_blocks_per_multiprocessor = 4;  // resident at once (launch bounds, 48 KiB each)
+
+// How many waves of resident scan blocks the references are split over when the observations
+// alone fill less than one. Each split's scan pays for its first references (an observation's
+// best rises often at first: about ln(split length / 32) warp-wide events per observation and
+// split), so splits are kept few: half a wave (two blocks a multiprocessor) was the fastest on
+// an H200, tuned 2^16 x 2^13 / 2^16 x 2^16 / 2^18 x 2^14 in 0.283 / 1.016 / 1.029 ms, against
+// 0.342 / 1.104 / - at one wave, 0.387 / 1.165 / - at two (about the old rule) and 0.303 /
+// 1.135 / 1.023 at a quarter (kernwerk_bench_nearest --scan-waves W).
+struct scan_policy {
+  static inline double waves = 0.5;
+};
 
 __device__ __forceinline__ float centred_value(float x, float y, float z, const float4& d) {
   return fmaf(z, d.z, fmaf(y, d.y, x * d.x));
@@ -154,7 +166,7 @@ __device__ __forceinline__ int list_entry(int c, int slot) { return c * block_ob
 // Four blocks a multiprocessor (64 registers a thread): the list's float64 decision at the end
 // would otherwise take registers enough for one.
 template <class Runtime, class Metric>
-__global__ void __launch_bounds__(scan_block, 4)
+__global__ void __launch_bounds__(scan_block, scan_blocks_per_multiprocessor)
     scan(Metric metric, const float4* __restrict__ centred, int reference_count,
          int split_length, int observation_count, const unsigned* __restrict__ spread_bits,
          float* __restrict__ split_best, int* __restrict__ split_index,
@@ -472,9 +484,11 @@ struct nearest_gpu_tuned {
     if (n > INT32_MAX / 2 || m > INT32_MAX / 2)
       throw kernwerk::unsupported("nearest", "observations",
                                   "the tuned GPU path takes fewer than 2^30 points per set per call");
-    // Split the references when there are too few observations to fill the GPU.
-    const std::int64_t thread_count = (n + per_thread - 1) / per_thread;
-    std::int64_t splits = (std::int64_t(space.concurrency()) + thread_count - 1) / thread_count;
+    // Split the references when there are too few observations to fill the GPU (scan_policy).
+    const std::int64_t observation_blocks = (n + block_observations - 1) / block_observations;
+    const auto resident = std::int64_t(scan_policy::waves * scan_blocks_per_multiprocessor *
+                                       Runtime::multiprocessors());
+    std::int64_t splits = resident / observation_blocks;
     splits = std::max<std::int64_t>(1, std::min<std::int64_t>(splits, m / 512));
     const int split_length = int((m + splits - 1) / splits);
     splits = (m + split_length - 1) / split_length;

@@ -6,13 +6,14 @@
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
-//                          [--pipeline two-phase|chunked]
+//                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, brute the brute force as `auto` would run it, indexed the indexed
 // method (index built and queried in each call), auto the default choice.
 // --host-inputs 1 passes host Views: the copies are timed, and go through kernwerk's chunk
 // pipeline (copies beside the computation; chunks also bound by --budget); --pipeline chunked
-// runs the one-phase pipeline where the two-phase one would (impl::pipeline_policy).
+// runs the one-phase pipeline where the two-phase one would, --pipeline-chunks N cuts the
+// observations into N chunks (impl::pipeline_policy).
 // --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
@@ -94,6 +95,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
+    else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--order-per-thread") kernwerk::impl::order_policy::per_thread = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);

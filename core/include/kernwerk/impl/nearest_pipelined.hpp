@@ -44,15 +44,20 @@ inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
 // two_phase false: large sets go through the chunk pipeline of nearest_chunked.hpp instead,
 // with the values checked on the host first (for comparisons: kernwerk_bench_nearest
-// --pipeline chunked).
+// --pipeline chunked). chunks: how many chunks the observations are cut into (more overlap the
+// copies with the computation, fewer cost less per chunk: the method runs once a chunk). On an
+// H200, 2^24 x 2^14 from host memory, 2, 4, 8 and 16 chunks took the same within the noise
+// (indexed 32.1 to 35.5 ms, tuned 77.6 to 80.2 ms; kernwerk_bench_nearest --pipeline-chunks).
 struct pipeline_policy {
   static inline bool two_phase = true;
+  static inline std::size_t chunks = 8;
 };
 
-// Rows of observations per chunk of the pipelines: 8 chunks or more, none shorter than
-// pipeline_min_rows / 8.
+// Rows of observations per chunk of the pipelines: pipeline_policy::chunks chunks, none
+// shorter than pipeline_min_rows / 8.
 inline std::size_t pipeline_chunk_rows(std::size_t n) {
-  return std::max(pipeline_min_rows / 8, (n + 7) / 8);
+  const std::size_t chunks = std::max<std::size_t>(1, pipeline_policy::chunks);
+  return std::max(pipeline_min_rows / 8, (n + chunks - 1) / chunks);
 }
 
 // Runs `core(observations, references, output, k)` (one of the methods, writing distances)

@@ -65,9 +65,8 @@ template <class ExecutionSpace, class View>
 struct device_side {
   static constexpr bool reached =
       Kokkos::SpaceAccessibility<ExecutionSpace, typename View::memory_space>::accessible;
-  using copy = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight,
-                            typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
-  using type = std::conditional_t<reached, View, copy>;
+  using type = std::conditional_t<
+      reached, View, rows_like<View, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>>;
   static std::size_t elements(const View& view) { return reached ? 0 : view.size(); }
 };
 
@@ -131,29 +130,31 @@ class nearest_copies {
     if constexpr (side<View>::reached)
       return view;
     else
-      return unmanaged_rows<typename side<View>::type>(memory_.template take<value<View>>(view.size()),
-                                                       view.extent(0), View::rank == 2 ? view.extent(1) : 1);
+      return unmanaged_rows<typename side<View>::type>(
+          memory_.template take<value<View>>(view.size()), view.extent(0), columns(view));
   }
 
   // The host View `view` as LayoutRight rows over `data` (its own, or staging memory).
   template <class View, class Space>
   static auto host_rows(value<View>* data, const View& view) {
-    using rows = Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight, Space,
-                              Kokkos::MemoryUnmanaged>;
-    return unmanaged_rows<rows>(data, view.extent(0), View::rank == 2 ? view.extent(1) : 1);
+    return unmanaged_rows<rows_like<View, Space, Kokkos::MemoryUnmanaged>>(data, view.extent(0),
+                                                                         columns(view));
   }
 
-  // Element (i, d) of a rank-1 (d = 0) or rank-2 View.
-  template <class View>
-  static auto& at(const View& view, std::size_t i, std::size_t d) {
-    if constexpr (View::rank == 1)
-      return view(i);
-    else
-      return view(i, d);
-  }
   template <class View>
   static std::size_t columns(const View& view) {
     return View::rank == 2 ? view.extent(1) : 1;
+  }
+
+  // Element by element, on the host: `from` into `to` (rank 1 or 2, any layouts).
+  template <class To, class From>
+  static void copy_elements(const To& to, const From& from) {
+    for (std::size_t i = 0; i < from.extent(0); ++i) {
+      if constexpr (From::rank == 1)
+        to(i) = from(i);
+      else
+        for (std::size_t d = 0; d < from.extent(1); ++d) to(i, d) = from(i, d);
+    }
   }
 
   template <class Source, class Target>
@@ -168,8 +169,7 @@ class nearest_copies {
       }
       const auto staged = host_rows<Source, staging_space>(
           staging_->template take<value<Source>>(source.size()), source);
-      for (std::size_t i = 0; i < source.extent(0); ++i)
-        for (std::size_t d = 0; d < columns(source); ++d) at(staged, i, d) = at(source, i, d);
+      copy_elements(staged, source);
       Kokkos::deep_copy(space, target, staged);
     }
   }
@@ -186,8 +186,7 @@ class nearest_copies {
           staging_->template take<value<Target>>(target.size()), target);
       Kokkos::deep_copy(space, staged, copy);
       space.fence();
-      for (std::size_t i = 0; i < target.extent(0); ++i)
-        for (std::size_t d = 0; d < columns(target); ++d) at(target, i, d) = at(staged, i, d);
+      copy_elements(target, staged);
     }
   }
 

@@ -49,6 +49,10 @@ step host_inputs_budget "$bin/kernwerk_bench_nearest" --machine "$machine" --siz
   --json "$out/nearest-cuda-host-inputs-256MiB-$machine.json"
 step calls "$bin/kernwerk_bench_calls" --machine "$machine" --calls 9 \
   --json "$out/calls-cuda-$machine.json"
+step knn "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14 --k 8,32 \
+  --variants generic,tuned,indexed --repeat 5 --json "$out/knn-cuda-$machine.json"
+step knn_peers python3 perf/peers_gpu.py --machine "$machine" --sizes 20x14 --k 8,32 \
+  --json "$out/knn-peers-cuda-$machine.json"
 step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24x14 \
   --variants brute,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
   --json "$out/layouts-cuda-$machine.json"
@@ -63,9 +67,10 @@ step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
 grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log" 2>/dev/null
 python3 - "$out" <<'EOF'
 import glob, json, sys
-for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json") + glob.glob(f"{sys.argv[1]}/layouts-*.json")):
+for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json") + glob.glob(f"{sys.argv[1]}/knn-*.json") +
+                   glob.glob(f"{sys.argv[1]}/layouts-*.json")):
     for r in json.load(open(path))["results"]:
-        print(f"{r.get('layout', ''):<10} {r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1}"
+        print(f"{r.get('layout', ''):<10} {r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1} k {r.get('k', 1):<2}"
               f"  {1e3 * r['median_seconds']:10.3f} ms  {r.get('wrong_of_256', 'exact')}")
 for path in sorted(glob.glob(f"{sys.argv[1]}/workloads-*.json")):
     for r in json.load(open(path))["results"]:

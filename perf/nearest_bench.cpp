@@ -6,6 +6,7 @@
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
+//                          [--kth-stride S]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, brute the brute force as `auto` would run it, indexed the indexed
@@ -20,7 +21,8 @@
 // --order-per-thread the observations per thread from which it orders them (order_policy),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
-// split over when the observations fill fewer (gpu_impl::scan_policy).
+// split over when the observations fill fewer, --kth-stride the stride of the references in its
+// first scan for k = 2 to 8 (gpu_impl::scan_policy).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
 // observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
 // of one layout, size and k go round the variants in turn (median and best of --repeat each).
@@ -101,6 +103,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
+    else if (flag == "--kth-stride") kernwerk::gpu_impl::scan_policy::kth_stride = std::stoi(value);
 #endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());

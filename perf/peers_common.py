@@ -13,12 +13,15 @@ def uniform_sphere(count, random):
 
 
 def wrong_of_256(observations, references, indices, random):
-    """How many of 256 random observations got a neighbour farther than the float64 nearest."""
+    """How many of 256 random observations got a neighbour farther than the float64 k-th nearest
+    (indices: one per observation, or k per row)."""
     sample = random.choice(observations.shape[0], 256, replace=False)
     o = observations[sample]
     h = (np.sin((references[None, :, 0] - o[:, None, 0]) / 2) ** 2
          + np.cos(o[:, None, 0]) * np.cos(references[None, :, 0]) * np.sin((references[None, :, 1] - o[:, None, 1]) / 2) ** 2)
-    return int(np.sum(h[np.arange(256), indices[sample]] > h.min(1)))
+    found = indices[sample].reshape(256, -1)
+    kth = np.partition(h, found.shape[1] - 1, axis=1)[:, found.shape[1] - 1]
+    return int(np.sum(np.any(np.take_along_axis(h, found, 1) > kth[:, None], axis=1)))
 
 
 def timed(run, repeat, warm_up):
@@ -34,8 +37,8 @@ def timed(run, repeat, warm_up):
     return times[len(times) // 2], times[0], result
 
 
-def record(name, n, m, median, best, wrong):
-    return {"variant": name, "observations": n, "references": m, "median_seconds": median,
+def record(name, n, m, median, best, wrong, k=1):
+    return {"variant": name, "k": k, "observations": n, "references": m, "median_seconds": median,
             "best_seconds": best, "pairs_per_second": n * m / median, "wrong_of_256": wrong}
 
 
@@ -45,11 +48,14 @@ def workload_record(workload, variant, size, median, best, nbytes, flops, note="
             "best_seconds": best, "bytes": nbytes, "flops": flops, "note": note}
 
 
-def arguments(default_sizes=None):
-    """--machine, --json, --repeat, and --sizes LOGNxLOGM,... where the script takes sizes."""
+def arguments(default_sizes=None, neighbours=False):
+    """--machine, --json, --repeat, --sizes LOGNxLOGM,... where the script takes sizes, and
+    --k K,... (neighbours per observation) where it takes those."""
     parser = argparse.ArgumentParser()
     if default_sizes:
         parser.add_argument("--sizes", default=default_sizes)
+    if neighbours:
+        parser.add_argument("--k", default="1")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--machine", default="unnamed")
     parser.add_argument("--json", required=True)

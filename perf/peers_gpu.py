@@ -2,14 +2,16 @@
 """Times the course's GPU peers of kernwerk::nearest at the sizes and on the distribution of kernwerk_bench_nearest
 and writes JSON in its schema (one record per peer and size), for perf/results_table.py.
 
-  python3 perf/peers_gpu.py --machine NAME --json FILE [--sizes 16x13,16x16,24x14] [--repeat 3]
+  python3 perf/peers_gpu.py --machine NAME --json FILE [--sizes 16x13,16x16,24x14] [--k 1,8,32]
+                            [--repeat 3]
 
 Peers (float32 unless named): the course's Numba CUDA kernel as published (haversine per pair,
 a block min-reduce launch then a global min-reduce launch), CuPy broadcasting (the full
 distance matrix, so only where it fits), and PyTorch through unit vectors, a matrix product and
-argmax, in float32 and float64 (observations in slices). Each is spot-checked against a float64
-haversine brute force; the count of wrong answers in 256 goes into the record: peers are not
-exact, and this shows where they are not.
+argmax (k = 1) or topk (k > 1, the only peers there), in float32 and float64 (observations in
+slices). Each is spot-checked against a float64 haversine brute force; the count of wrong
+answers in 256 (an observation with a neighbour farther than the float64 k-th nearest) goes into
+the record: peers are not exact, and this shows where they are not.
 """
 import json
 import math
@@ -91,39 +93,45 @@ def torch_unit_vectors(points):
     return torch.stack([torch.cos(lat) * torch.cos(lon), torch.cos(lat) * torch.sin(lon), torch.sin(lat)], 1)
 
 
-def torch_matmul(observations, references, slice_rows=1 << 15):
+def torch_matmul(observations, references, k=1, slice_rows=1 << 15):
     r = torch_unit_vectors(references)
     out = []
     for start in range(0, observations.shape[0], slice_rows):
         o = torch_unit_vectors(observations[start:start + slice_rows])
-        out.append(torch.argmax(o @ r.T, dim=1))
+        products = o @ r.T
+        out.append(torch.argmax(products, dim=1) if k == 1 else torch.topk(products, k, dim=1).indices)
     result = torch.cat(out)
     torch.cuda.synchronize()
     return result.cpu().numpy()
 
 
 def main():
-    args = arguments("16x13,16x16,24x14")
+    args = arguments("16x13,16x16,24x14", neighbours=True)
     random = np.random.default_rng(2026)
     records = []
     for size in args.sizes.split(","):
         log_n, log_m = (int(v) for v in size.split("x"))
         n, m = 1 << log_n, 1 << log_m
         observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
-        o32, r32 = cuda.to_device(observations.astype(np.float32)), cuda.to_device(references.astype(np.float32))
-        peers = [("numba-course", lambda: numba_course(o32, r32))]
-        if n * m * 4 * 6 < 40e9:  # the broadcast's temporaries must fit
-            co, cr = cp.asarray(observations, cp.float32), cp.asarray(references, cp.float32)
-            peers.append(("cupy-broadcast", lambda: cupy_broadcast(co, cr)))
-        for name, dtype in (("torch-f32", torch.float32), ("torch-f64", torch.float64)):
-            to = torch.tensor(observations, dtype=dtype, device="cuda")
-            tr = torch.tensor(references, dtype=dtype, device="cuda")
-            peers.append((name, lambda to=to, tr=tr: torch_matmul(to, tr)))
-        for name, run in peers:
-            median, best, indices = timed(run, args.repeat, warm_up=True)
-            wrong = wrong_of_256(observations, references, indices, random)
-            records.append(record(name, n, m, median, best, wrong))
-            print(f"{name:15s} {n:9d} x {m:<6d} median {1e3 * median:10.3f} ms  wrong {wrong}/256", flush=True)
+        for k in (int(v) for v in args.k.split(",")):
+            peers = []
+            if k == 1:
+                o32, r32 = cuda.to_device(observations.astype(np.float32)), cuda.to_device(references.astype(np.float32))
+                peers.append(("numba-course", lambda: numba_course(o32, r32)))
+                if n * m * 4 * 6 < 40e9:  # the broadcast's temporaries must fit
+                    co, cr = cp.asarray(observations, cp.float32), cp.asarray(references, cp.float32)
+                    peers.append(("cupy-broadcast", lambda: cupy_broadcast(co, cr)))
+            for name, dtype in (("torch-f32", torch.float32), ("torch-f64", torch.float64)):
+                to = torch.tensor(observations, dtype=dtype, device="cuda")
+                tr = torch.tensor(references, dtype=dtype, device="cuda")
+                peers.append((name if k == 1 else name.replace("torch", "torch-topk"),
+                              lambda to=to, tr=tr: torch_matmul(to, tr, k)))
+            for name, run in peers:
+                median, best, indices = timed(run, args.repeat, warm_up=True)
+                wrong = wrong_of_256(observations, references, indices, random)
+                records.append(record(name, n, m, median, best, wrong, k))
+                print(f"{name:18s} {n:9d} x {m:<6d} k {k:2d} median {1e3 * median:10.3f} ms  wrong {wrong}/256",
+                      flush=True)
     with open(args.json, "w") as f:
         json.dump({"benchmark": "nearest", "machine": args.machine, "execution_space": "Cuda",
                    "metric": "haversine", "precision": "float32 unless named", "repeat": args.repeat,

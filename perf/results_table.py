@@ -21,7 +21,8 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "layouts": ("<!-- perf:layouts:begin -->", "<!-- perf:layouts:end -->"),
           "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->"),
           "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
-          "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->")}
+          "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
+          "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->")}
 
 
 def load(pattern):
@@ -176,6 +177,43 @@ def calls_table():
     return "\n".join(lines)
 
 
+def knn_table():
+    """The k nearest on uniform points (knn-*.json from kernwerk_bench_nearest --k, and the
+    PyTorch topk peers from peers_gpu.py --k in knn-peers-*.json): per machine, size and k, our
+    variants and the peers side by side."""
+    lines = [
+        "| machine | observations x references | k | generic | tuned | indexed | tuned / generic | torch topk f32 (wrong of 256) | torch topk f64 (wrong of 256) | records |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    runs = load(os.path.join(RESULTS, "knn-*.json"))
+    peers, files = {}, {}
+    for run in runs:
+        if os.path.basename(run["file"]).startswith("knn-peers-"):
+            for r in run["results"]:
+                peers[(run["machine"], r["observations"], r["references"], r["k"], r["variant"])] = r
+            files[run["machine"]] = run["file"]
+    for run in runs:
+        if os.path.basename(run["file"]).startswith("knn-peers-"):
+            continue
+        cases = {}
+        for r in run["results"]:
+            cases.setdefault((r["observations"], r["references"], r["k"]), {})[r["variant"]] = r
+        for (n, m, k), by_variant in cases.items():
+            def shown(r):
+                return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
+            def peer(name):
+                r = peers.get((run["machine"], n, m, k, name))
+                return f"{shown(r)} ({r['wrong_of_256']})" if r else "-"
+            generic, tuned = by_variant.get("generic"), by_variant.get("tuned")
+            ratio = f"{tuned['median_seconds'] / generic['median_seconds']:.3f}" if generic and tuned else "-"
+            size = f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
+            sources = f"`{run['file']}`" + (f", `{files[run['machine']]}`" if run["machine"] in files else "")
+            lines.append(
+                f"| {run['machine']} | {size} | {k} | {shown(generic)} | {shown(tuned)} | "
+                f"{shown(by_variant.get('indexed'))} | {ratio} | {peer('torch-topk-f32')} | {peer('torch-topk-f64')} | {sources} |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -183,7 +221,8 @@ if __name__ == "__main__":
     readme = os.path.join(ROOT, "README.md")
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
-                       ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table)):
+                       ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
+                       ("knn", knn_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

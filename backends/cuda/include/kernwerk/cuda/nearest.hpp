@@ -1,5 +1,5 @@
 #pragma once
-// Tuned CUDA nearest neighbour (haversine, k = 1), selected by KERNWERK_ENABLE_CUDA_TUNED: the
+// Tuned CUDA nearest neighbours (haversine, k = 1 to 32), selected by KERNWERK_ENABLE_CUDA_TUNED: the
 // GPU kernels of kernwerk/gpu/nearest_kernels.hpp on CUDA's runtime, 32-wide warps.
 #include <Kokkos_Core.hpp>
 

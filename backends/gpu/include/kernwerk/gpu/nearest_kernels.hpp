@@ -1,5 +1,5 @@
 #pragma once
-// The tuned GPU nearest neighbour on the sphere (haversine, k = 1), written once for CUDA and
+// The tuned GPU nearest neighbours on the sphere (haversine, k = 1 to 32), written once for CUDA and
 // HIP: backends/cuda and backends/hip describe their runtime (warp width, shuffles, votes,
 // streams, errors) in a Runtime struct and specialise impl::nearest_tuned with nearest_gpu_tuned.
 //
@@ -25,6 +25,13 @@
 //    reference above it to the float64 rule. A grid sized for the device shares those
 //    observations and the references out among its blocks by the count it reads on the device:
 //    a few of them take little time, many fill the GPU, and the host never waits for the count.
+// 4. For k = 2 to 32, two scans instead. The first keeps each observation's k largest values in
+//    registers, in order (a value past the k-th takes its place in the list), and leaves the
+//    k-th (over every reference, or a stride of them: scan_policy). Each of the k nearest has a
+//    value within the margin of the k-th over all (else the k references at or above it would
+//    all come first), and so of any lower value, so the second scan notes the references at or
+//    above the first's value less the margin, and only those go to the generic brute force's
+//    float64 rule (impl::neighbour_list), which keeps the k nearest in the generic path's order.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -63,8 +70,18 @@ constexpr int scan_blocks_per_multiprocessor = 4;  // resident at once (launch b
 // an H200, tuned 2^16 x 2^13 / 2^16 x 2^16 / 2^18 x 2^14 in 0.283 / 1.016 / 1.029 ms, against
 // 0.342 / 1.104 / - at one wave, 0.387 / 1.165 / - at two (about the old rule) and 0.303 /
 // 1.135 / 1.023 at a quarter (kernwerk_bench_nearest --scan-waves W).
+//
+// For k = 2 to 8, the first scan finds the k-th largest value over every kth_stride-th reference
+// only (where that leaves at least kth_sample_per_k k of them): a lower limit, so the second
+// scan offers about kth_stride times k references to the float64 rule where it would offer k,
+// but the first scans a fraction of the set. Each offer is dear (the rule's list lives in local
+// memory, and with 2048 threads a multiprocessor it does not stay in the L1 cache): on an H200,
+// 2^20 x 2^14, k 2 / 8 / 32 took 10.9 / 12.1 / 26.4 ms with stride 1, 8.6 / 10.5 / 68.7 with 2,
+// 7.5 / 18.0 / 110 with 4 (kernwerk_bench_nearest --kth-stride S), so lists of 32 keep stride 1.
 struct scan_policy {
   static inline double waves = 0.5;
+  static inline int kth_stride = 2;
+  static constexpr int kth_sample_per_k = 16;
 };
 
 __device__ __forceinline__ float centred_value(float x, float y, float z, const float4& d) {
@@ -131,15 +148,15 @@ __global__ void __launch_bounds__(centre_block)
   if (threadIdx.x == 0) atomicMax(spread_bits, __float_as_uint(largest[0]));
 }
 
-// Loads references t .. t + count of the centred set into a tile, padded to whole sub-blocks;
-// returns the padded length.
+// Loads references t .. t + count of the centred set (of every stride-th reference, counted
+// in those) into a tile, padded to whole sub-blocks; returns the padded length.
 template <int width>
 __device__ __forceinline__ int load_tile(float4* cached, const float4* __restrict__ centred,
-                                         int t, int count) {
+                                         int t, int count, int stride = 1) {
   const int padded = (count + width - 1) / width * width;
   __syncthreads();  // the last tile is read by every warp
   for (int k = threadIdx.x; k < padded; k += scan_block)
-    cached[k] = k < count ? centred[t + k] : no_reference();
+    cached[k] = k < count ? centred[std::size_t(t + k) * stride] : no_reference();
   __syncthreads();
   return padded;
 }
@@ -431,6 +448,108 @@ __global__ void decide(Metric metric, int decide_grid, int reference_count,
   }
 }
 
+// The k nearest, k = 2 to 32 (step 4 of the header): lists of Capacity values per observation,
+// 8 or 32 (a list of 8 serves k = 2 to 8 for the same cost; what a list of 32 costs in
+// registers buys one observation per thread).
+template <int Capacity>
+constexpr int kth_observations_per_thread = Capacity <= 8 ? 4 : 1;
+
+// Inserts `value` into a list in descending order, dropping its last (smallest) value, which
+// `value` exceeds. Each slot takes the larger of its own value and the smaller of the one
+// above it and `value`: no slot waits for another. Slots before the k wanted hold +inf and stay.
+template <int Capacity>
+__device__ __forceinline__ void insert_value(float (&list)[Capacity], float value) {
+#pragma unroll
+  for (int q = Capacity - 1; q > 0; --q) list[q] = fmaxf(list[q], fminf(list[q - 1], value));
+  list[0] = fmaxf(list[0], value);
+}
+
+// Scan 1: each observation's k-th largest value over every stride-th reference, kept in
+// registers: no more than the k-th largest over all of them, so a limit below which none of
+// the k nearest lies (scan_policy::kth_stride says why not over all).
+template <int Capacity, int PerThread, class Metric>
+__global__ void __launch_bounds__(scan_block)
+    kth_values(Metric metric, const float4* __restrict__ centred, int reference_count,
+               int stride, int observation_count, int k, float* __restrict__ kth) {
+  __shared__ float4 cached[tile];
+  const int first = blockIdx.x * scan_block * PerThread + threadIdx.x;
+  float ox[PerThread], oy[PerThread], oz[PerThread], list[PerThread][Capacity];
+#pragma unroll
+  for (int p = 0; p < PerThread; ++p) {
+    const int i = first + p * scan_block;
+    const auto o = i < observation_count ? metric.observation(i) : sphere_point{};
+    ox[p] = float(o.x), oy[p] = float(o.y), oz[p] = float(o.z);
+#pragma unroll
+    for (int q = 0; q < Capacity; ++q) list[p][q] = q < Capacity - k ? no_threshold : unset;
+  }
+  const int sampled = (reference_count + stride - 1) / stride;
+  for (int t = 0; t < sampled; t += tile) {
+    const int count = load_tile<1>(cached, centred, t, min(tile, sampled - t), stride);
+#pragma unroll 4
+    for (int j = 0; j < count; ++j) {
+      const float4 d = cached[j];
+#pragma unroll
+      for (int p = 0; p < PerThread; ++p) {
+        const float value = centred_value(ox[p], oy[p], oz[p], d);
+        if (value > list[p][Capacity - 1]) insert_value(list[p], value);
+      }
+    }
+  }
+#pragma unroll
+  for (int p = 0; p < PerThread; ++p) {
+    const int i = first + p * scan_block;
+    if (i < observation_count) kth[i] = list[p][Capacity - 1];
+  }
+}
+
+// Scan 2: the references whose value reaches the k-th largest less the margin go to the
+// generic float64 rule, which keeps the k nearest in (haversine, index) order. They are few
+// (k, and near ties), so the scan only notes them (a group of `group` values at a time, its
+// largest against the limit), and the rule runs on the notes afterwards, all lanes of a warp at
+// once; a branch into the rule at each reference cost the warp the rule once per lane's hit.
+template <int Capacity, class Metric, class Output>
+__global__ void __launch_bounds__(scan_block)
+    nearest_k_scan(Metric metric, const float4* __restrict__ centred, int reference_count,
+                   int observation_count, int k, const unsigned* __restrict__ spread_bits,
+                   const float* __restrict__ kth, Output output) {
+  constexpr int group = 8;
+  constexpr int room = Capacity + 4 * group;  // notes held before they go to the rule
+  __shared__ float4 cached[tile];
+  const float margin = impl::centred_value_margin(__uint_as_float(*spread_bits));
+  const int i = blockIdx.x * scan_block + threadIdx.x;
+  const bool active = i < observation_count;
+  const auto o = active ? metric.observation(i) : sphere_point{};
+  const float ox = float(o.x), oy = float(o.y), oz = float(o.z);  // as in scan 1
+  const float limit = active ? kth[i] - margin : no_threshold;
+  const impl::key_evaluator<Metric> keys{metric, o};
+  impl::neighbour_list<Capacity> list(k, Metric::margin);
+  int noted[room];
+  int held = 0;
+  const auto decide = [&] {
+    for (int e = 0; e < held; ++e) impl::consider(keys, metric.chord(o, noted[e]), noted[e], list);
+    held = 0;
+  };
+  for (int t = 0; t < reference_count; t += tile) {
+    const int padded = load_tile<group>(cached, centred, t, min(tile, reference_count - t));
+    for (int s = 0; s < padded; s += group) {
+      float value[group], top = unset;
+#pragma unroll
+      for (int u = 0; u < group; ++u) {
+        value[u] = centred_value(ox, oy, oz, cached[s + u]);  // NaN past the references
+        top = fmaxf(top, value[u]);
+      }
+      if (top >= limit) {
+#pragma unroll
+        for (int u = 0; u < group; ++u)
+          if (value[u] >= limit) noted[held++] = t + s + u;
+        if (held > room - group) decide();
+      }
+    }
+  }
+  decide();
+  if (active) impl::write_list(keys, output, i, list);
+}
+
 // Without options.memory_budget a call may use most of what the device has free now.
 template <class Runtime>
 struct device_memory_budget {
@@ -471,19 +590,68 @@ template <class Runtime>
 struct nearest_gpu_tuned {
   static constexpr bool available = true;
   static bool covers(metric_kind metric, int k) {
-    return metric == metric_kind::haversine && k == 1;
+    return metric == metric_kind::haversine && k >= 1 && k <= impl::max_neighbours;
   }
 
   template <class Observations, class References, class Output>
   static void run(const typename Runtime::execution_space& space, const Observations& observations,
-                  const References& references, const Output& output, int /* k: 1 */,
-                  double scale, double radius) {
-    using memory_space = typename Runtime::execution_space::memory_space;
+                  const References& references, const Output& output, int k, double scale,
+                  double radius) {
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     if (n == 0) return;
     if (n > INT32_MAX / 2 || m > INT32_MAX / 2)
       throw kernwerk::unsupported("nearest", "observations",
                                   "the tuned GPU path takes fewer than 2^30 points per set per call");
+    if (k == 1)
+      nearest_one(space, observations, references, output, scale, radius);
+    else
+      nearest_k(space, observations, references, output, k, scale, radius);
+  }
+
+ private:
+  using memory_space = typename Runtime::execution_space::memory_space;
+  using scratch = impl::workspace<memory_space>;
+
+  // The references' sphere points, and centred in float32 with their spread: what calls of
+  // both kinds take from their workspace first.
+  template <class References>
+  struct centred_set {
+    static int sum_blocks(std::int64_t m) {
+      return int(std::min<std::int64_t>(centre_sum_blocks,
+                                        (m + 4 * centre_block - 1) / (4 * centre_block)));
+    }
+    static std::size_t bytes(std::int64_t m) {
+      return impl::sphere_points_bytes<memory_space>(m) + scratch::template bytes_for<float4>(m) +
+             scratch::template bytes_for<double>(3 * sum_blocks(m));
+    }
+
+    // Launches the centring on the space's stream; `spread_bits` is cleared there first.
+    centred_set(const typename Runtime::execution_space& space, const References& references,
+                double scale, scratch& buffers, unsigned* spread_bits)
+        : prepared(impl::prepare_sphere_references(space, references, scale, buffers)),
+          centred(buffers.template take<float4>(prepared.extent(0))) {
+      const std::int64_t m = prepared.extent(0);
+      const int blocks = sum_blocks(m);
+      double* sums = buffers.template take<double>(3 * blocks);
+      const auto stream = Runtime::stream(space);
+      Runtime::clear_async(spread_bits, sizeof(unsigned), stream);  // 0.0f
+      centre_sums<<<blocks, centre_block, 0, stream>>>(prepared, int(m), sums);
+      Runtime::check_launch("centre_sums");
+      centre<<<unsigned(std::min<std::int64_t>((m + centre_block - 1) / centre_block,
+                                               8 * Runtime::multiprocessors())),
+               centre_block, 0, stream>>>(prepared, int(m), sums, blocks, centred, spread_bits);
+      Runtime::check_launch("centre");
+    }
+    impl::sphere_points<memory_space> prepared;
+    float4* centred;
+  };
+
+  // k = 1: steps 1 to 3 of the header.
+  template <class Observations, class References, class Output>
+  static void nearest_one(const typename Runtime::execution_space& space,
+                          const Observations& observations, const References& references,
+                          const Output& output, double scale, double radius) {
+    const std::int64_t n = observations.extent(0), m = references.extent(0);
     // Split the references when there are too few observations to fill the GPU (scan_policy).
     const std::int64_t observation_blocks = (n + block_observations - 1) / block_observations;
     const auto resident = std::int64_t(scan_policy::waves * scan_blocks_per_multiprocessor *
@@ -492,24 +660,17 @@ struct nearest_gpu_tuned {
     splits = std::max<std::int64_t>(1, std::min<std::int64_t>(splits, m / 512));
     const int split_length = int((m + splits - 1) / splits);
     splits = (m + split_length - 1) / split_length;
-    const int sum_blocks = int(std::min<std::int64_t>(
-        centre_sum_blocks, (m + 4 * centre_block - 1) / (4 * centre_block)));
     const int decide_grid = decide_blocks_per_multiprocessor * Runtime::multiprocessors();
     // The decision pass's winners: splits x listed, at most the grid's observations when split.
     const std::int64_t winners = std::max<std::int64_t>(n, std::int64_t(decide_grid) * block_observations);
 
-    using scratch = impl::workspace<memory_space>;
-    scratch buffers(impl::sphere_points_bytes<memory_space>(m) +
-                    scratch::template bytes_for<float4>(m) +
-                    scratch::template bytes_for<double>(3 * sum_blocks) +
+    scratch buffers(centred_set<References>::bytes(m) +
                     scratch::template bytes_for<float>(splits * n) +
                     scratch::template bytes_for<int>(splits * n) +
                     scratch::template bytes_for<unsigned char>(splits * n) +
                     scratch::template bytes_for<int>(n + 2) +
                     scratch::template bytes_for<float>(n) +
                     scratch::template bytes_for<int>(winners));
-    float4* centred = buffers.template take<float4>(m);
-    double* sums = buffers.template take<double>(3 * sum_blocks);
     float* split_best = buffers.template take<float>(splits * n);
     int* split_index = buffers.template take<int>(splits * n);
     unsigned char* split_overflow = buffers.template take<unsigned char>(splits * n);
@@ -518,21 +679,14 @@ struct nearest_gpu_tuned {
     unsigned* spread_bits = reinterpret_cast<unsigned*>(undecided_list + n + 1);
     float* undecided_threshold = buffers.template take<float>(n);
     int* split_winner = buffers.template take<int>(winners);
-    const auto prepared = impl::prepare_sphere_references(space, references, scale, buffers);
-    const impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>> metric{
-        observations, prepared, scale, radius};
-
     const auto stream = Runtime::stream(space);
-    Runtime::clear_async(undecided_count, 2 * sizeof(int), stream);  // the count, the spread 0.0f
-    centre_sums<<<sum_blocks, centre_block, 0, stream>>>(prepared, int(m), sums);
-    Runtime::check_launch("centre_sums");
-    centre<<<unsigned(std::min<std::int64_t>((m + centre_block - 1) / centre_block,
-                                             8 * Runtime::multiprocessors())),
-             centre_block, 0, stream>>>(prepared, int(m), sums, sum_blocks, centred, spread_bits);
-    Runtime::check_launch("centre");
-    const dim3 scan_grid(unsigned((n + block_observations - 1) / block_observations),
-                         unsigned(splits));
-    scan<Runtime><<<scan_grid, scan_block, 0, stream>>>(metric, centred, int(m), split_length,
+    Runtime::clear_async(undecided_count, sizeof(int), stream);
+    const centred_set<References> set(space, references, scale, buffers, spread_bits);
+    const impl::sphere_metric<Observations, std::remove_const_t<decltype(set.prepared)>> metric{
+        observations, set.prepared, scale, radius};
+
+    const dim3 scan_grid{unsigned(observation_blocks), unsigned(splits)};
+    scan<Runtime><<<scan_grid, scan_block, 0, stream>>>(metric, set.centred, int(m), split_length,
                                                         int(n), spread_bits, split_best,
                                                         split_index, split_overflow);
     Runtime::check_launch("scan");
@@ -541,14 +695,55 @@ struct nearest_gpu_tuned {
         undecided_count, undecided_list, undecided_threshold);
     Runtime::check_launch("merge");
     decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
-        metric, centred, int(m), undecided_count, undecided_list, undecided_threshold,
+        metric, set.centred, int(m), undecided_count, undecided_list, undecided_threshold,
         split_winner);
     Runtime::check_launch("decide_splits");
     decide<<<unsigned(std::min<std::int64_t>((n + 255) / 256, 8 * Runtime::multiprocessors())),
              256, 0, stream>>>(metric, decide_grid, int(m), undecided_count, undecided_list,
                                split_winner, output);
     Runtime::check_launch("decide");
-    space.fence();  // the workspace is free again once the kernels are done
+    space.fence();  // before the workspace goes
+  }
+
+  // k = 2 to 32: step 4 of the header.
+  template <class Observations, class References, class Output>
+  static void nearest_k(const typename Runtime::execution_space& space,
+                        const Observations& observations, const References& references,
+                        const Output& output, int k, double scale, double radius) {
+    const std::int64_t n = observations.extent(0), m = references.extent(0);
+    scratch buffers(centred_set<References>::bytes(m) + scratch::template bytes_for<unsigned>(1) +
+                    scratch::template bytes_for<float>(n));
+    unsigned* spread_bits = buffers.template take<unsigned>(1);
+    float* kth = buffers.template take<float>(n);
+    const centred_set<References> set(space, references, scale, buffers, spread_bits);
+    const impl::sphere_metric<Observations, std::remove_const_t<decltype(set.prepared)>> metric{
+        observations, set.prepared, scale, radius};
+    const auto stream = Runtime::stream(space);
+    const auto blocks = [&](int per_thread) {
+      return unsigned((n + scan_block * per_thread - 1) / (scan_block * per_thread));
+    };
+    const auto scans = [&](auto capacity) {
+      constexpr int Capacity = decltype(capacity)::value;
+      constexpr int per_thread = kth_observations_per_thread<Capacity>;
+      const int wanted = Capacity <= 8 ? std::max(1, scan_policy::kth_stride) : 1;
+      const int stride = m / wanted >= std::int64_t(scan_policy::kth_sample_per_k) * k ? wanted : 1;
+      // Fewer observations than fill the GPU at several a thread: one a thread.
+      if (per_thread > 1 && blocks(per_thread) < 2 * unsigned(Runtime::multiprocessors()))
+        kth_values<Capacity, 1><<<blocks(1), scan_block, 0, stream>>>(
+            metric, set.centred, int(m), stride, int(n), k, kth);
+      else
+        kth_values<Capacity, per_thread><<<blocks(per_thread), scan_block, 0, stream>>>(
+            metric, set.centred, int(m), stride, int(n), k, kth);
+      Runtime::check_launch("kth_values");
+      nearest_k_scan<Capacity><<<blocks(1), scan_block, 0, stream>>>(
+          metric, set.centred, int(m), int(n), k, spread_bits, kth, output);
+      Runtime::check_launch("nearest_k_scan");
+    };
+    if (k <= 8)
+      scans(std::integral_constant<int, 8>());
+    else
+      scans(std::integral_constant<int, 32>());
+    space.fence();  // before the workspace goes
   }
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Tuned HIP nearest neighbour (haversine, k = 1), selected by KERNWERK_ENABLE_HIP_TUNED: the
+// Tuned HIP nearest neighbours (haversine, k = 1 to 32), selected by KERNWERK_ENABLE_HIP_TUNED: the
 // GPU kernels of kernwerk/gpu/nearest_kernels.hpp on HIP's runtime, 64-wide wavefronts (MI100).
 #include <Kokkos_Core.hpp>
 

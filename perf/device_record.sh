@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The record of a GPU machine in one run: the CUDA test suites, the measured ceilings,
+# The record of a GPU machine in one run: the CUDA test suites (also under compute-sanitizer), the measured ceilings,
 # kernwerk's nearest-neighbour variants (inputs on the device, then on the host through the
 # chunk pipeline), repeated small calls, and its other workloads, and the peers (the course's Numba kernels, CuPy,
 # PyTorch; ArborX where a binary of its peer program is given). Results go to OUTDIR in
@@ -35,6 +35,15 @@ step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, notes a failur
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 step tests "$bin/kernwerk_tests"
 step cli_tests "$bin/kernwerk_cli_tests"
+# compute-sanitizer: memcheck over the whole suite; initcheck and synccheck over the cases that
+# run our kernels; racecheck over them for our kernels alone (gpu_impl; Kokkos 3.4's own
+# ParallelReduce reports shared-memory warnings of its own).
+ours="nearest: k nearest*,nearest: near copies*,nearest: random*,nearest: every method*,nearest: poles*,nearest: single-point*,nearest: host Views*,diffuse against*,gemm against*,matmul_colsum*,sum, dot*,min and max*,transform:*,conjugate_gradient solves*"
+step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/kernwerk_tests"
+step initcheck compute-sanitizer --tool initcheck --error-exitcode 1 "$bin/kernwerk_tests" -tc="$ours"
+step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 "$bin/kernwerk_tests" -tc="$ours"
+step racecheck compute-sanitizer --tool racecheck --racecheck-report hazard --kernel-name kns=gpu_impl \
+  --error-exitcode 1 "$bin/kernwerk_tests" -tc="$ours"
 step ceilings "$bin/kernwerk_ceilings" --machine "$machine" --json "$out/ceilings-cuda-$machine.json"
 step nearest "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 16x13,16x16,24x14 \
   --variants generic,tuned,indexed --repeat 9 --json "$out/nearest-cuda-$machine.json"
@@ -65,6 +74,7 @@ step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
   --k 1,2,8,32 --repeat 5 --json "$out/layouts-peers-arborx-cuda-$machine.json"
 
 grep -h "test cases\|assertions" "$out/tests.log" "$out/cli_tests.log" 2>/dev/null
+grep -H "SUMMARY" "$out"/{memcheck,initcheck,synccheck,racecheck}.log 2>/dev/null
 python3 - "$out" <<'EOF'
 import glob, json, sys
 for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json") + glob.glob(f"{sys.argv[1]}/knn-*.json") +

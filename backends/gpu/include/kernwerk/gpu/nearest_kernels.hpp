@@ -456,7 +456,8 @@ constexpr int kth_observations_per_thread = Capacity <= 8 ? 4 : 1;
 
 // Inserts `value` into a list in descending order, dropping its last (smallest) value, which
 // `value` exceeds. Each slot takes the larger of its own value and the smaller of the one
-// above it and `value`: no slot waits for another. Slots before the k wanted hold +inf and stay.
+// above it and `value`: no slot waits for another. Slots before the k wanted hold no_threshold
+// (above every value) and stay.
 template <int Capacity>
 __device__ __forceinline__ void insert_value(float (&list)[Capacity], float value) {
 #pragma unroll

@@ -113,6 +113,9 @@ def main():
         log_n, log_m = (int(v) for v in size.split("x"))
         n, m = 1 << log_n, 1 << log_m
         observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
+        on_device = {dtype: (torch.tensor(observations, dtype=dtype, device="cuda"),
+                             torch.tensor(references, dtype=dtype, device="cuda"))
+                     for dtype in (torch.float32, torch.float64)}
         for k in (int(v) for v in args.k.split(",")):
             peers = []
             if k == 1:
@@ -122,10 +125,9 @@ def main():
                     co, cr = cp.asarray(observations, cp.float32), cp.asarray(references, cp.float32)
                     peers.append(("cupy-broadcast", lambda: cupy_broadcast(co, cr)))
             for name, dtype in (("torch-f32", torch.float32), ("torch-f64", torch.float64)):
-                to = torch.tensor(observations, dtype=dtype, device="cuda")
-                tr = torch.tensor(references, dtype=dtype, device="cuda")
+                to, tr = on_device[dtype]
                 peers.append((name if k == 1 else name.replace("torch", "torch-topk"),
-                              lambda to=to, tr=tr: torch_matmul(to, tr, k)))
+                              lambda to=to, tr=tr, k=k: torch_matmul(to, tr, k)))
             for name, run in peers:
                 median, best, indices = timed(run, args.repeat, warm_up=True)
                 wrong = wrong_of_256(observations, references, indices, random)

@@ -45,6 +45,16 @@ def ceilings_by_machine():
     return ceilings
 
 
+def power_size(n, m):
+    """observations x references as powers of two."""
+    return f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
+
+
+def median_shown(r):
+    """A record's median in ms, or - where there is none."""
+    return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
+
+
 def nearest_table():
     ceilings = ceilings_by_machine()
     lines = [
@@ -59,7 +69,7 @@ def nearest_table():
                 f"{100 * pairs * FLOPS_PER_PAIR / ceiling['fp32_flops_per_second']:.0f}%"
                 if ceiling else "not measured"
             )
-            size = f"2^{r['observations'].bit_length() - 1} x 2^{r['references'].bit_length() - 1}"
+            size = power_size(r["observations"], r["references"])
             answers = f"{r['wrong_of_256']}/256 wrong" if "wrong_of_256" in r else "exact"
             lines.append(
                 f"| {run['machine']} | {run['execution_space']} | {r['variant']} | {size} | "
@@ -93,8 +103,6 @@ def layouts_table():
             brute = pick("tuned") or pick("brute") or pick("generic")
             indexed, automatic = pick("indexed"), pick("auto")
             peer = peers.get((run["machine"], layout, n, m, k))
-            def shown(r):
-                return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
             ratio = "-"
             if brute and indexed and automatic:
                 faster = min(brute["median_seconds"], indexed["median_seconds"])
@@ -104,12 +112,12 @@ def layouts_table():
             if peer and indexed:
                 value = indexed["median_seconds"] / peer["median_seconds"]
                 versus = f"{value:.2f}" + ("" if value <= 1.0 else " **slower**")
-            peer_shown = f"{shown(peer)} ({peer['wrong_of_256']})" if peer else "-"
+            peer_shown = f"{median_shown(peer)} ({peer['wrong_of_256']})" if peer else "-"
             ran = automatic["variant"].split("(ran ")[-1].rstrip(")") if automatic else ""
-            size = f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
+            size = power_size(n, m)
             lines.append(
-                f"| {run['machine']} | {run['execution_space']} | {layout} | {size} | {k} | {shown(brute)} | "
-                f"{shown(indexed)} | {shown(automatic)}{f' ({ran})' if ran else ''} | {ratio} | "
+                f"| {run['machine']} | {run['execution_space']} | {layout} | {size} | {k} | {median_shown(brute)} | "
+                f"{median_shown(indexed)} | {median_shown(automatic)}{f' ({ran})' if ran else ''} | {ratio} | "
                 f"{peer_shown} | {versus} | `{run['file']}` |"
             )
     return "\n".join(lines)
@@ -150,7 +158,7 @@ def mpi_table():
     ms = lambda seconds: f"{1e3 * seconds:.3f} ms" if seconds < 10 else f"{seconds:.2f} s"
     for run in load(os.path.join(RESULTS, "mpi-nearest-*.json")):
         for r in run["results"]:
-            size = f"2^{r['observations'].bit_length() - 1} x 2^{r['references'].bit_length() - 1}"
+            size = power_size(r["observations"], r["references"])
             lines.append(
                 f"| {run['machine']} | {r['ranks']} | {size} | {r['method']} | {r['strategy']} | {ms(r['median_seconds'])} | "
                 f"{ms(r['checks_seconds'])} | {ms(r['staging_seconds'])} | {ms(r['exchange_seconds'])} | "
@@ -185,32 +193,28 @@ def knn_table():
         "| machine | observations x references | k | generic | tuned | indexed | tuned / generic | torch topk f32 (wrong of 256) | torch topk f64 (wrong of 256) | records |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    runs = load(os.path.join(RESULTS, "knn-*.json"))
     peers, files = {}, {}
-    for run in runs:
-        if os.path.basename(run["file"]).startswith("knn-peers-"):
-            for r in run["results"]:
-                peers[(run["machine"], r["observations"], r["references"], r["k"], r["variant"])] = r
-            files[run["machine"]] = run["file"]
-    for run in runs:
-        if os.path.basename(run["file"]).startswith("knn-peers-"):
+    for run in load(os.path.join(RESULTS, "knn-peers-*.json")):
+        for r in run["results"]:
+            peers[(run["machine"], r["observations"], r["references"], r["k"], r["variant"])] = r
+        files[run["machine"]] = run["file"]
+    for run in load(os.path.join(RESULTS, "knn-*.json")):
+        if run["file"] in files.values():
             continue
         cases = {}
         for r in run["results"]:
             cases.setdefault((r["observations"], r["references"], r["k"]), {})[r["variant"]] = r
         for (n, m, k), by_variant in cases.items():
-            def shown(r):
-                return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
             def peer(name):
                 r = peers.get((run["machine"], n, m, k, name))
-                return f"{shown(r)} ({r['wrong_of_256']})" if r else "-"
+                return f"{median_shown(r)} ({r['wrong_of_256']})" if r else "-"
             generic, tuned = by_variant.get("generic"), by_variant.get("tuned")
             ratio = f"{tuned['median_seconds'] / generic['median_seconds']:.3f}" if generic and tuned else "-"
-            size = f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
+            size = power_size(n, m)
             sources = f"`{run['file']}`" + (f", `{files[run['machine']]}`" if run["machine"] in files else "")
             lines.append(
-                f"| {run['machine']} | {size} | {k} | {shown(generic)} | {shown(tuned)} | "
-                f"{shown(by_variant.get('indexed'))} | {ratio} | {peer('torch-topk-f32')} | {peer('torch-topk-f64')} | {sources} |")
+                f"| {run['machine']} | {size} | {k} | {median_shown(generic)} | {median_shown(tuned)} | "
+                f"{median_shown(by_variant.get('indexed'))} | {ratio} | {peer('torch-topk-f32')} | {peer('torch-topk-f64')} | {sources} |")
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
-//                          [--kth-stride S]
+//                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
 // force's implementations, brute the brute force as `auto` would run it, indexed the indexed
@@ -22,7 +22,8 @@
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
-// first scan for k = 2 to 8 (gpu_impl::scan_policy).
+// first scan for k = 2 to 8 (gpu_impl::scan_policy). Of the host's: --host-simd the widest
+// vector path it may take (0 portable, 1 AVX2, 2 AVX-512; host::limit_simd_width).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
 // observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
 // of one layout, size and k go round the variants in turn (median and best of --repeat each).
@@ -40,6 +41,9 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reference.hpp"
+#if KERNWERK_ENABLE_HOST_TUNED
+#include "kernwerk/host/sphere_scan.hpp"
+#endif
 #include "layouts.hpp"
 
 namespace {
@@ -104,6 +108,9 @@ int main(int argc, char* argv[]) {
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
     else if (flag == "--kth-stride") kernwerk::gpu_impl::scan_policy::kth_stride = std::stoi(value);
+#endif
+#if KERNWERK_ENABLE_HOST_TUNED
+    else if (flag == "--host-simd") kernwerk::host::limit_simd_width(std::stoi(value));
 #endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());

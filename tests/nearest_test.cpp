@@ -520,43 +520,6 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: host Views large enough for the chunk pipeli
 }
 TEST_CASE_TEMPLATE_APPLY(pipelined_host_views, enabled_spaces);
 
-#if KERNWERK_ENABLE_HOST_TUNED
-TEST_CASE("nearest: the host scan's vector paths agree with its portable one") {
-  auto references = uniform_sphere(3000, 25);
-  for (std::size_t j = 0; j < 300; ++j)  // duplicates and a tail shorter than a vector
-    references.add_copy(references, j);
-  // References present around the most candidates the scan lists, 2 k + 32 (past it, the
-  // observation takes the float64 scan): 34 alike (all listed for k 1), 35 and 40 (too many for
-  // k 1, listed for k 3), 96 and 97 (around k 32's).
-  const std::size_t copies[] = {34, 35, 40, 96, 97};
-  for (std::size_t c = 0; c < 5; ++c)
-    for (std::size_t copy = 1; copy < copies[c]; ++copy) references.add_copy(references, 7 + c);
-  references.add(0.1, 0.2);
-  auto observations = uniform_sphere(1001, 26);
-  for (std::size_t j = 0; j < 100; ++j)
-    observations.add_copy(references, j);
-  nearest_options tuned;
-  tuned.method = method_kind::brute;
-  tuned.implementation = implementation_kind::tuned;
-  for (int k : {1, 3, 32}) {
-    CAPTURE(k);
-    host::limit_simd_width(0);
-    const auto portable =
-        run_nearest<Kokkos::DefaultHostExecutionSpace>(observations, references, tuned, k);
-    check_all(observations, references, portable, tuned);
-    for (int width = 1; width <= host::widest_simd(); ++width) {
-      CAPTURE(width);
-      host::limit_simd_width(width);
-      const auto vector =
-          run_nearest<Kokkos::DefaultHostExecutionSpace>(observations, references, tuned, k);
-      CHECK(vector.indices == portable.indices);
-      CHECK(vector.distances == portable.distances);
-    }
-  }
-  host::limit_simd_width(2);
-}
-#endif
-
 // Observation counts past 2^31 on one View: loops, orders and outputs in 64-bit indices all the
 // way. About 60 GB of memory, so only where KERNWERK_LARGE_TESTS is set (the device record sets
 // it on the H200). Points from a hash of their row; every row's answer must be a reference

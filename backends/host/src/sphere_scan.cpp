@@ -4,6 +4,7 @@
 #include "kernwerk/host/sphere_scan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -29,50 +30,59 @@ inline float centred_value(float x, float y, float z, float dx, float dy, float 
 
 // The references that can be among one observation's k nearest, gathered as the scan goes: every
 // reference whose value is at least the limit, the k-th largest value seen less the margin (the
-// k largest kept in order beside the buffer; only a new one of them moves the others). Entries
-// the limit has passed are dropped when the buffer fills. Where more references than it holds
-// come within the margin (a cluster float32 cannot resolve, seen from afar), the smallest values
-// are dropped and only larger ones taken from then on; should the limit end below a dropped
-// value, the list is incomplete: too_many.
+// k largest kept in order in `top`, which the vector paths update with vector instructions: no
+// loop, no branch per slot). Entries the limit has passed are dropped when the buffer fills.
+// Where more references than it holds come within the margin (a cluster float32 cannot resolve,
+// seen from afar), the smallest values are dropped and only larger ones taken from then on;
+// should the limit end below a dropped value, the list is incomplete: too_many.
 struct candidates {
-  static constexpr int room = 2 * most_neighbours + 4 * widest_lanes;
+  // 2 k + 4 vectors, the size at which the buffer is tightened, and a vector more.
+  static constexpr int room = 2 * most_neighbours + 5 * widest_lanes;
   int k = 1;
-  int full = room;  // 2 k + 4 vectors: the size at which the buffer is tightened
+  int full = room;
   int size = 0;
-  int ranked = 0;  // values in `top`, at most k
   float margin = 0.0f;
   float limit = no_limit;
   float lost = no_limit;  // the largest value dropped for want of room
-  float top[most_neighbours];  // the largest values taken, largest first
-  float value[room];
-  std::int32_t index[room];
+  alignas(64) float top[most_neighbours];  // the k largest values taken, largest first
+  alignas(64) float value[room];
+  alignas(64) std::int32_t index[room];
 
   void start(int wanted, float value_margin) {
     k = wanted;
     full = 2 * wanted + 4 * widest_lanes;
     size = 0;
-    ranked = 0;
     margin = value_margin;
     limit = no_limit;
     lost = no_limit;
+    std::fill(top, top + most_neighbours, no_limit);
   }
 
   // What a reference's value must reach to be taken.
   float threshold() const { return std::max(limit, lost); }
 
-  // Takes reference j, whose value v is at least the threshold.
+  // Whether value v enters the k largest.
+  bool ranks(float v) const { return v > top[k - 1]; }
+
+  // After `top` changed.
+  void update_limit() { limit = top[k - 1] - margin; }
+
+  // Room for `count` more entries (which can raise the threshold).
+  void make_room(int count) {
+    if (size + count > full) tighten();
+  }
+
+  // Takes reference j, whose value v is at least the threshold (the portable path).
   void add(float v, std::int64_t j) {
-    if (size == full) {
-      tighten();
-      if (!(v >= threshold())) return;
-    }
+    make_room(1);
+    if (!(v >= threshold())) return;
     value[size] = v;
     index[size++] = static_cast<std::int32_t>(j);
-    if (ranked == k && !(v > top[k - 1])) return;
-    int slot = ranked < k ? ranked++ : k - 1;
+    if (!ranks(v)) return;
+    int slot = k - 1;
     for (; slot > 0 && top[slot - 1] < v; --slot) top[slot] = top[slot - 1];
     top[slot] = v;
-    if (ranked == k) limit = std::max(limit, top[k - 1] - margin);
+    update_limit();
   }
 
   // Keeps the values at least `least`.
@@ -99,14 +109,11 @@ struct candidates {
 
   bool complete() const { return lost < limit; }
 
-  // Observation i's candidates, visited in increasing index; or too_many[i].
+  // Observation i's candidates, in no particular order; or too_many[i].
   void report(int i, bool* too_many, candidate_visit visit, void* context) {
     tighten();
     too_many[i] = !complete();
-    if (too_many[i]) return;
-    for (int e = 1; e < size; ++e)  // insertion sort: a few entries, mostly in order
-      for (int f = e; f > 0 && index[f - 1] > index[f]; --f) std::swap(index[f - 1], index[f]);
-    for (int e = 0; e < size; ++e) visit(context, i, index[e]);
+    if (!too_many[i]) visit(context, i, index, size);
   }
 };
 
@@ -126,17 +133,79 @@ inline std::int64_t in_two_rounds(std::int64_t step, std::int64_t first) {
   return t / (spread_out - 1) * spread_out + 1 + t % (spread_out - 1);
 }
 
+// The portable scan goes over the same blocks of 16 as the widest vector path, with a loop a
+// compiler can vectorise (NEON, SVE) and one branch a block.
 void scan_portable(const centred_references_f32& refs, const float* o, candidates& found) {
-  const std::int64_t first = first_round(refs.count);
-  for (std::int64_t step = 0; step < refs.count; ++step) {
-    const std::int64_t j = in_two_rounds(step, first);
-    const float v = centred_value(o[0], o[1], o[2], refs.x[j], refs.y[j], refs.z[j]);
-    if (v >= found.threshold()) found.add(v, j);
+  constexpr int lanes = widest_lanes;
+  const std::int64_t vectors = (refs.count + lanes - 1) / lanes, first = first_round(vectors);
+  for (std::int64_t step = 0; step < vectors; ++step) {
+    const std::int64_t j = in_two_rounds(step, first) * lanes;
+    const float limit = found.threshold();
+    float value[lanes];
+    bool hit = false;
+    for (int lane = 0; lane < lanes; ++lane) {
+      value[lane] = centred_value(o[0], o[1], o[2], refs.x[j + lane], refs.y[j + lane], refs.z[j + lane]);
+      hit |= value[lane] >= limit;
+    }
+    if (hit)
+      for (int lane = 0; lane < lanes; ++lane)
+        if (value[lane] >= found.threshold()) found.add(value[lane], j + lane);
   }
 }
 
 #ifdef KERNWERK_HOST_AVX2
 constexpr int together = 4;  // observations sharing each load of references
+
+// The hits of one vector for one observation (the lanes whose value reaches its threshold) join
+// its candidates: packed into the buffer by a compress, then each that beats the k-th largest
+// goes into `top`, held in vector registers sorted largest first. Inserting v is, lane by lane,
+// top[i] = max(top[i], min(top[i - 1], v)) (top[-1] = +inf): a permute, a min and a max a
+// vector, no branch; a value that ranks no more is a no-op, so the lanes that beat the k-th at
+// the start all go in without a compare between them.
+constexpr float above_all = 1.0e30f;
+
+// AVX2 has no compress: the lane order for each 8-bit mask, 4 bits a lane.
+constexpr std::array<std::uint32_t, 256> packed_lanes = [] {
+  std::array<std::uint32_t, 256> order{};
+  for (unsigned mask = 0; mask < 256; ++mask)
+    for (unsigned lane = 0, at = 0; lane < 8; ++lane)
+      if (mask >> lane & 1) order[mask] |= lane << (4 * at++);
+  return order;
+}();
+
+__attribute__((target("avx2,fma"))) inline __m256 take_hits(candidates& found, __m256 value,
+                                                            std::int64_t j, int hits) {
+  constexpr int lanes = 8, most_vectors = most_neighbours / lanes;
+  found.make_room(lanes);
+  hits &= _mm256_movemask_ps(_mm256_cmp_ps(value, _mm256_set1_ps(found.threshold()), _CMP_GE_OQ));
+  const __m256i order = _mm256_and_si256(
+      _mm256_srlv_epi32(_mm256_set1_epi32(int(packed_lanes[hits])),
+                        _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+      _mm256_set1_epi32(15));
+  _mm256_storeu_ps(found.value + found.size, _mm256_permutevar8x32_ps(value, order));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(found.index + found.size),
+                      _mm256_add_epi32(_mm256_set1_epi32(std::int32_t(j)), order));
+  found.size += __builtin_popcount(unsigned(hits));
+  int ranked =
+      hits & _mm256_movemask_ps(_mm256_cmp_ps(value, _mm256_set1_ps(found.top[found.k - 1]), _CMP_GT_OQ));
+  if (!ranked) return _mm256_set1_ps(found.threshold());
+  const int vectors = (found.k + lanes - 1) / lanes;
+  const __m256i previous = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6), last = _mm256_set1_epi32(7);
+  __m256 top[most_vectors];
+  for (int r = 0; r < vectors; ++r) top[r] = _mm256_load_ps(found.top + r * lanes);
+  for (; ranked; ranked &= ranked - 1) {
+    const __m256 v = _mm256_permutevar8x32_ps(value, _mm256_set1_epi32(__builtin_ctz(unsigned(ranked))));
+    __m256 before = _mm256_set1_ps(above_all);  // the lane before each vector's first
+    for (int r = 0; r < vectors; ++r) {
+      const __m256 shifted = _mm256_blend_ps(_mm256_permutevar8x32_ps(top[r], previous), before, 1);
+      before = _mm256_permutevar8x32_ps(top[r], last);
+      top[r] = _mm256_max_ps(top[r], _mm256_min_ps(shifted, v));
+    }
+  }
+  for (int r = 0; r < vectors; ++r) _mm256_store_ps(found.top + r * lanes, top[r]);
+  found.update_limit();
+  return _mm256_set1_ps(found.threshold());
+}
 
 // Scans `together` observations at once over the padded references, 8 a step; a step whose
 // values are all below every limit costs no branch taken (the NaN padding never passes).
@@ -158,21 +227,70 @@ __attribute__((target("avx2,fma"))) void scan_avx2(const centred_references_f32&
     for (int p = 0; p < together; ++p) {
       const __m256 value =
           _mm256_fmadd_ps(oz[p], rz, _mm256_fmadd_ps(oy[p], ry, _mm256_mul_ps(ox[p], rx)));
-      int hits = _mm256_movemask_ps(_mm256_cmp_ps(value, limit[p], _CMP_GE_OQ));
-      if (hits) {  // rare: a new best or a near tie among these 8
-        alignas(32) float values[lanes];
-        _mm256_store_ps(values, value);
-        for (; hits; hits &= hits - 1) {
-          const int lane = __builtin_ctz(hits);
-          if (values[lane] >= found[p].threshold()) found[p].add(values[lane], j + lane);
-        }
-        limit[p] = _mm256_set1_ps(found[p].threshold());
-      }
+      const int hits = _mm256_movemask_ps(_mm256_cmp_ps(value, limit[p], _CMP_GE_OQ));
+      if (hits) limit[p] = take_hits(found[p], value, j, hits);  // rare: a new best or a near tie
     }
   }
 }
 
-// The same with 16 lanes, where the machine has AVX-512 (compares give masks directly).
+// The same with 16 lanes, where the machine has AVX-512 (compares give masks directly; the
+// compress goes to a register, which is fast where a compress to memory is not, as on Zen 4).
+// Inserts the lanes `ranked` of value into top (first, and second where k > 16): two without a
+// branch (the second a no-op where there is one), the rare others in a loop.
+template <bool Two>
+__attribute__((target("avx512f"))) inline void insert_ranked(__m512& first, __m512& second,
+                                                             __m512 value, unsigned ranked) {
+  // Lane i takes lane i - 1; lane 0 of the first above_all, of the second the first's last.
+  const __m512i previous = _mm512_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14),
+                carried = _mm512_setr_epi32(31, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+  const __m512 top_sentinel = _mm512_set1_ps(above_all);
+  const auto insert = [&](__m512 v) __attribute__((target("avx512f"))) {
+    const __m512 shifted = _mm512_mask_permutexvar_ps(top_sentinel, 0xfffe, previous, first);
+    if constexpr (Two) {
+      const __m512 shifted_second = _mm512_permutex2var_ps(second, carried, first);
+      second = _mm512_max_ps(second, _mm512_min_ps(shifted_second, v));
+    }
+    first = _mm512_max_ps(first, _mm512_min_ps(shifted, v));
+  };
+  unsigned rest = ranked & (ranked - 1);
+  insert(_mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(ranked)), value));
+  insert(_mm512_mask_permutexvar_ps(_mm512_set1_ps(no_limit), __mmask16(rest ? 0xffff : 0),
+                                    _mm512_set1_epi32(__builtin_ctz(rest | 0x10000)), value));
+  for (rest &= rest - 1; rest; rest &= rest - 1)
+    insert(_mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(rest)), value));
+}
+
+__attribute__((target("avx512f"))) inline __m512 take_hits(candidates& found, __m512 value,
+                                                           std::int64_t j, __mmask16 hits) {
+  constexpr int lanes = 16;
+  found.make_room(lanes);
+  hits &= _mm512_cmp_ps_mask(value, _mm512_set1_ps(found.threshold()), _CMP_GE_OQ);
+  const __m512i lane_index = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  _mm512_storeu_ps(found.value + found.size, _mm512_maskz_compress_ps(hits, value));
+  _mm512_storeu_si512(found.index + found.size,
+                      _mm512_maskz_compress_epi32(
+                          hits, _mm512_add_epi32(_mm512_set1_epi32(std::int32_t(j)), lane_index)));
+  found.size += __builtin_popcount(unsigned(hits));
+  const unsigned ranked = _mm512_mask_cmp_ps_mask(
+      hits, value, _mm512_set1_ps(found.top[found.k - 1]), _CMP_GT_OQ);
+  if (!ranked) return _mm512_set1_ps(found.threshold());
+  __m512 first = _mm512_load_ps(found.top), kth;
+  const __m512i kth_lane = _mm512_set1_epi32((found.k - 1) % lanes);
+  if (found.k <= lanes) {
+    insert_ranked<false>(first, first, value, ranked);
+    kth = _mm512_permutexvar_ps(kth_lane, first);
+  } else {
+    __m512 second = _mm512_load_ps(found.top + lanes);
+    insert_ranked<true>(first, second, value, ranked);
+    _mm512_store_ps(found.top + lanes, second);
+    kth = _mm512_permutexvar_ps(kth_lane, second);
+  }
+  _mm512_store_ps(found.top, first);
+  const __m512 limit = _mm512_sub_ps(kth, _mm512_set1_ps(found.margin));  // update_limit's
+  found.limit = _mm512_cvtss_f32(limit);
+  return _mm512_max_ps(limit, _mm512_set1_ps(found.lost));
+}
+
 __attribute__((target("avx512f"))) void scan_avx512(const centred_references_f32& refs,
                                                      const float (*o)[3], candidates* found) {
   constexpr int lanes = 16;
@@ -191,16 +309,8 @@ __attribute__((target("avx512f"))) void scan_avx512(const centred_references_f32
     for (int p = 0; p < together; ++p) {
       const __m512 value =
           _mm512_fmadd_ps(oz[p], rz, _mm512_fmadd_ps(oy[p], ry, _mm512_mul_ps(ox[p], rx)));
-      unsigned hits = _mm512_cmp_ps_mask(value, limit[p], _CMP_GE_OQ);
-      if (hits) {
-        alignas(64) float values[lanes];
-        _mm512_store_ps(values, value);
-        for (; hits; hits &= hits - 1) {
-          const int lane = __builtin_ctz(hits);
-          if (values[lane] >= found[p].threshold()) found[p].add(values[lane], j + lane);
-        }
-        limit[p] = _mm512_set1_ps(found[p].threshold());
-      }
+      const __mmask16 hits = _mm512_cmp_ps_mask(value, limit[p], _CMP_GE_OQ);
+      if (hits) limit[p] = take_hits(found[p], value, j, hits);
     }
   }
 }

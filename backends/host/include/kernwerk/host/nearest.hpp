@@ -56,14 +56,13 @@ struct decided_rows {
   typename Metric::point o[block];
   std::optional<impl::neighbour_list<Capacity>> list[block];
 
-  static void visit(void* context, int p, std::int64_t j) {
+  static void visit(void* context, int p, const std::int32_t* references, int count) {
     auto& rows = *static_cast<decided_rows*>(context);
-    if (!rows.list[p]) {
-      rows.o[p] = rows.metric.observation(rows.first + p);
-      rows.list[p].emplace(rows.k, Metric::margin);
-    }
+    rows.o[p] = rows.metric.observation(rows.first + p);
+    auto& list = rows.list[p].emplace(rows.k, Metric::margin);
     const impl::key_evaluator<Metric> keys{rows.metric, rows.o[p]};
-    impl::consider(keys, rows.metric.chord(rows.o[p], j), j, *rows.list[p]);
+    for (int e = 0; e < count; ++e)
+      impl::consider(keys, rows.metric.chord(rows.o[p], references[e]), references[e], list);
   }
 };
 

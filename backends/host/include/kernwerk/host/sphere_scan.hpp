@@ -19,15 +19,17 @@ struct centred_references_f32 {
 // The most neighbours the scan finds for an observation.
 constexpr int most_neighbours = 32;
 
-// Receives the candidates of observation p: visit(context, p, j).
-using candidate_visit = void (*)(void* context, int observation, std::int64_t reference);
+// Receives the candidates of observation p, in no particular order: visit(context, p,
+// references, count).
+using candidate_visit = void (*)(void* context, int observation, const std::int32_t* references,
+                                 int count);
 
 // For each of `count` observations (float32 unit vectors), the references that can be among its
 // k nearest (1 <= k <= most_neighbours, k <= references.count): those whose float32 value is
-// within the margin of the k-th largest. visit is called for each of them, in increasing index;
-// the float64 rule decides among them. Where more than 2 k + 32 references are that near (a
-// cluster tighter than the margin resolves, seen from afar; a point repeated many times),
-// too_many[p] is set instead and visit is not called for p.
+// within the margin of the k-th largest. visit is called with them; the float64 rule decides
+// among them. Where more than 2 k + 32 references are that near (a cluster tighter than the
+// margin resolves, seen from afar; a point repeated many times), too_many[p] is set instead and
+// visit is not called for p.
 void scan_sphere_f32(const centred_references_f32& references, const float (*observations)[3],
                      int count, int k, bool* too_many, candidate_visit visit, void* context);
 

@@ -29,11 +29,16 @@ test::host_points points_of(const std::vector<double>& values) {
   return points;
 }
 
-// Writes the set as the named kind of point file: "csv" (with a header), "f64" or "f32".
+// Writes the set as the named kind of point file: "csv" (with a header), "f64", "f32" or "npy"
+// (float64, column-major: each rank reads its share of every column).
 std::string write_points(const scratch& s, const std::string& name, const test::host_points& points,
                          const std::string& kind) {
   if (kind == "f64") return s.write_binary<double>(name + ".f64", points.values);
   if (kind == "f32") return s.write_binary<float>(name + ".f32", points.values);
+  if (kind == "npy")
+    return s.write(name + ".npy",
+                   npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (" + std::to_string(points.count()) + ", 2), }",
+                             array_bytes<double>(points.values, 2, true)));
   return s.write(name + ".csv", as_csv(points, "lat,lon"));
 }
 
@@ -44,7 +49,7 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 }
 
 TEST_CASE("cli under mpiexec: the single run's output, byte for byte") {
-  const std::vector<std::string> kinds = {"f64", "csv", "f32"};
+  const std::vector<std::string> kinds = {"f64", "csv", "f32", "npy"};  // npy: .npy out too
   const std::vector<std::string> strategies = {"auto", "ring", "replicate"};
   // Ties (duplicates), the poles and the date line (polar), clustered and banded references.
   const std::vector<std::string> layout_names = {"uniform", "duplicates", "polar", "cap-1e-5", "tracks"};
@@ -59,25 +64,29 @@ TEST_CASE("cli under mpiexec: the single run's output, byte for byte") {
       const std::string common = "nearest --k " + std::to_string(k) + " --obs " +
                                  write_points(s, "obs", observations, kind) + " --ref " +
                                  write_points(s, "ref", references, kind) + " --out ";
-      const auto single = s.run(common + s.path("single.csv"));
+      const std::string extension = kind == "npy" ? ".npy" : ".csv";
+      const auto single = s.run(common + s.path("single" + extension));
       CAPTURE(layout_names[l]);
       CAPTURE(kind);
       CAPTURE(k);
       INFO(single.err);
       REQUIRE(single.status == 0);
-      test::check_all(observations, references, read_output(s.path("single.csv"), k), nearest_options{});
-      const std::string expected = slurp(s.path("single.csv"));
+      const std::string expected = slurp(s.path("single" + extension));
+      test::check_all(observations, references,
+                      kind == "npy" ? parse_npy_output(expected, observations.count(), k)
+                                    : read_output(s.path("single.csv"), k),
+                      nearest_options{});
       for (int ranks = 1; ranks <= 4; ++ranks) {
         const std::string strategy = strategies[(l + v + std::size_t(ranks)) % strategies.size()];
         CAPTURE(ranks);
         CAPTURE(strategy);
-        const auto run = s.run(common + s.path("ranks.csv") + " --strategy " + strategy, launcher(ranks));
+        const auto run = s.run(common + s.path("ranks" + extension) + " --strategy " + strategy, launcher(ranks));
         INFO(run.err);
         REQUIRE(run.status == 0);
         CHECK(occurrences(run.err, "kernwerk nearest: 601 x 203 points") == 1);  // rank 0 alone
         CHECK(run.err.find(std::to_string(ranks) + (ranks == 1 ? " rank (" : " ranks (")) != std::string::npos);
         if (strategy != "auto") CHECK(run.err.find(strategy + " strategy") != std::string::npos);
-        CHECK(slurp(s.path("ranks.csv")) == expected);
+        CHECK(slurp(s.path("ranks" + extension)) == expected);
       }
     }
   }

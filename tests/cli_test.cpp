@@ -75,6 +75,82 @@ TEST_CASE("cli: euclidean in 3-D") {
   test::check_all(observations, references, read_output(s.path("out.csv")), options);
 }
 
+TEST_CASE("cli: NumPy .npy files in and out, standard input and output") {
+  scratch s;
+  const auto observations = test::uniform_sphere(257, 41);
+  const auto references = test::uniform_sphere(75, 42);
+  // float64 row-major observations; float32 column-major references, a version 2 header.
+  const auto obs = s.write("obs.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (257, 2), }",
+                                                array_bytes<double>(observations.values, 2, false)));
+  const auto ref = s.write("ref.npy", npy_bytes("{\"descr\": \"<f4\", \"fortran_order\": True, \"shape\": (75, 2)}",
+                                                array_bytes<float>(references.values, 2, true), 2));
+  const auto rounded = test::rounded<float>(references);
+  for (const std::size_t k : {std::size_t(1), std::size_t(4)}) {
+    CAPTURE(k);
+    nearest_options options;
+    const auto result = s.run("nearest --k " + std::to_string(k) + " --obs " + obs + " --ref " + ref +
+                              " --out " + s.path("out.npy"));
+    INFO(result.err);
+    REQUIRE(result.status == 0);
+    test::check_all(observations, rounded, parse_npy_output(slurp(s.path("out.npy")), 257, k), options);
+  }
+  // The observations from standard input, as .npy bytes and as CSV; .npy to standard output.
+  const auto piped = s.run("nearest --obs - --ref " + ref + " --out - --out-format npy < " + obs);
+  INFO(piped.err);
+  REQUIRE(piped.status == 0);
+  test::check_all(observations, rounded, parse_npy_output(piped.out, 257, 1), nearest_options{});
+  const auto csv = s.write("obs.csv", as_csv(observations, "lat,lon"));
+  const auto text = s.run("nearest --ref " + ref + " --obs - --out " + s.path("out.csv") + " < " + csv);
+  INFO(text.err);
+  REQUIRE(text.status == 0);
+  test::check_all(observations, rounded, read_output(s.path("out.csv")), nearest_options{});
+}
+
+TEST_CASE("cli: bad .npy files name the file and the problem") {
+  scratch s;
+  const auto good = s.write("good.csv", "0.1,0.2\n0.3,0.4\n");
+  const std::string values = array_bytes<double>({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, 2, false);
+  struct bad_case {
+    std::string file, expected;
+  };
+  const std::vector<bad_case> cases = {
+      {s.write("three.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", values)),
+       "three.npy: a .npy array of shape (2, 3); points are (n, 2)"},
+      {s.write("flat.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", values)),
+       "flat.npy: a .npy array of shape (6)"},
+      {s.write("int.npy", npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (3, 2), }", values)),
+       "int.npy: a .npy array of i8 values; points are float32 or float64"},
+      {s.write("big.npy", npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (3, 2), }", values)),
+       "big.npy: big-endian .npy data"},
+      {s.write("short.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4, 2), }", values)),
+       "short.npy: cut short: 48 bytes of values"},
+      {s.write("record.npy", npy_bytes("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (6,), }", values)),
+       "record.npy: a structured .npy array"},
+      {s.write("magic.npy", "lat,lon\n0.1,0.2\n"), "magic.npy: not a .npy file"},
+      {s.write("nan.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+                                    array_bytes<double>({0.1, 0.2, std::nan(""), 0.4, 0.5, 0.6}, 2, false))),
+       "nan.npy: point 1 has a non-finite coordinate"},
+  };
+  for (const auto& bad : cases) {
+    CAPTURE(bad.file);
+    const auto result = s.run("nearest --obs " + bad.file + " --ref " + good + " --out " + s.path("out.npy"));
+    CHECK(result.status == 1);
+    INFO(result.err);
+    CHECK(result.err.find(bad.expected) != std::string::npos);
+    CHECK_FALSE(exists(s.path("out.npy")));
+  }
+  const auto both = s.run("nearest --obs - --ref - --out " + s.path("out.csv") + " < " + good);
+  CHECK(both.status == 2);
+  CHECK(both.err.find("only one of them can be standard input") != std::string::npos);
+  const auto format = s.run("nearest --obs " + good + " --ref " + good + " --out-format xml --out " + s.path("out.csv"));
+  CHECK(format.status == 2);
+  CHECK(format.err.find("--out-format: 'xml' is not csv or npy") != std::string::npos);
+  const auto empty = s.run("nearest --obs - --ref " + good + " --out " + s.path("out.csv") + " < /dev/null");
+  CHECK(empty.status == 1);
+  CHECK(empty.err.find("standard input: no points") != std::string::npos);
+  CHECK_FALSE(exists(s.path("out.csv")));
+}
+
 TEST_CASE("cli: k nearest, methods, implementations and backends") {
   scratch s;
   const auto observations = test::uniform_sphere(300, 27);
@@ -330,6 +406,28 @@ TEST_CASE("cli: diffuse a raw grid into raw float32 and a PNG") {
   CHECK(exists(folder.path("out-laplacian.f32")));
 }
 
+// A .npy grid takes its shape from its header, in either order; the result is the raw grid's.
+TEST_CASE("cli: diffuse a .npy grid") {
+  const scratch folder;
+  const std::size_t rows = 17, columns = 29;
+  std::vector<double> grid(rows * columns);
+  for (std::size_t k = 0; k < grid.size(); ++k) grid[k] = double((k * 7919) % 97) / 96.0;
+  const auto raw = folder.write_binary<double>("grid.f64", grid);
+  const auto npy = folder.write("grid.npy", npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (17, 29), }",
+                                                      array_bytes<double>(grid, columns, true)));
+  const auto from_raw = folder.run("diffuse --in " + raw + " --rows 17 --columns 29 --steps 5 --out " + folder.path("raw"));
+  REQUIRE(from_raw.status == 0);
+  const auto from_npy = folder.run("diffuse --in " + npy + " --steps 5 --out " + folder.path("npy"));
+  INFO(from_npy.err);
+  REQUIRE(from_npy.status == 0);
+  CHECK(from_npy.err.find("17 x 29, 5 steps") != std::string::npos);
+  CHECK(slurp(folder.path("npy.f32")) == slurp(folder.path("raw.f32")));
+  const auto mismatch = folder.run("diffuse --in " + npy + " --rows 29 --steps 5 --out " + folder.path("bad"));
+  CHECK(mismatch.status == 1);
+  CHECK(mismatch.err.find("grid.npy: shape (17, 29) does not match --rows 29") != std::string::npos);
+  CHECK(!exists(folder.path("bad.f32")));
+}
+
 TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
   const scratch folder;
   const auto input = folder.write_binary<float>("grid.f32", std::vector<double>(20, 1.0));
@@ -339,7 +437,7 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
     int status;  // 2: the command line is wrong; 1: the run failed
   };
   for (const auto& bad : std::vector<bad_case>{
-           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes, but 4 x 4", 1},
+           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes of values, but 4 x 4", 1},
            {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps", 1},
            {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff", 1},
            {"--size 10by10 --steps 2", "--size", 2},

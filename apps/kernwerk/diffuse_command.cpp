@@ -94,12 +94,16 @@ int run_diffuse(const arguments& args) {
   std::size_t rows = 0, columns = 0;
   std::vector<double> initial;
   if (args.has("--in")) {
-    if (args.has("--size")) throw usage_error("--size: not with --in (give --rows and --columns)");
+    if (args.has("--size")) throw usage_error("--size: not with --in (a .npy grid has its shape; give a raw one --rows and --columns)");
+    const std::string input = args.required("--in");
+    const bool shaped = input.size() > 4 && input.compare(input.size() - 4, 4, ".npy") == 0;
     const long long r = args.integer("--rows", 0), c = args.integer("--columns", 0);
-    if (r < 1 || c < 1) throw usage_error("--rows, --columns: required with --in, positive");
+    if (r < 0 || c < 0 || (args.has("--rows") && r == 0) || (args.has("--columns") && c == 0) ||
+        (!shaped && (r == 0 || c == 0)))
+      throw usage_error("--rows, --columns: positive, and required with a raw --in grid");
     rows = std::size_t(r);
     columns = std::size_t(c);
-    initial = read_grid(args.required("--in"), rows, columns);
+    initial = read_grid(input, rows, columns);
   } else {
     std::tie(rows, columns) = parse_size(args.text("--size", "2000x2000"));
     initial = jagged_field(rows, columns, std::uint64_t(args.integer("--seed", 3966789)));

@@ -2,6 +2,7 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <memory>
 
 #include "kernwerk/error.hpp"
+#include "npy_file.hpp"
 #include "output_file.hpp"
 
 namespace kernwerk::cli {
@@ -26,27 +28,59 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 }  // namespace
 
-std::vector<double> read_grid(const std::string& path, std::size_t rows, std::size_t columns) {
-  const bool single = ends_with(path, ".f32");
-  if (!single && !ends_with(path, ".f64")) fail(path, "grid files are raw .f32 or .f64");
+namespace {
+
+// `count` values of T from `in` into doubles.
+template <class T>
+void read_values(std::istream& in, std::vector<double>& values) {
+  std::vector<T> raw(values.size());
+  in.read(reinterpret_cast<char*>(raw.data()), std::streamsize(raw.size() * sizeof(T)));
+  std::copy(raw.begin(), raw.end(), values.begin());
+}
+
+}  // namespace
+
+std::vector<double> read_grid(const std::string& path, std::size_t& rows, std::size_t& columns) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(path, std::string("cannot read: ") + std::strerror(errno));
-  const std::size_t size = single ? sizeof(float) : sizeof(double);
   const auto bytes = static_cast<std::size_t>(in.tellg());
-  if (bytes != rows * columns * size)
-    fail(path, std::to_string(bytes) + " bytes, but " + std::to_string(rows) + " x " +
+  in.seekg(0);
+  std::size_t size = 0, offset = 0;
+  bool transposed = false;
+  if (ends_with(path, ".npy")) {
+    const npy_header header = read_npy_header(in, path);
+    if (header.shape.size() != 2 || header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
+      fail(path, "a grid is a 2-D float32 or float64 .npy array");
+    if ((rows && rows != header.shape[0]) || (columns && columns != header.shape[1])) {
+      const std::string given = (rows ? "--rows " + std::to_string(rows) : "") + (rows && columns ? " " : "") +
+                                (columns ? "--columns " + std::to_string(columns) : "");
+      fail(path, "shape (" + std::to_string(header.shape[0]) + ", " + std::to_string(header.shape[1]) +
+                     ") does not match " + given);
+    }
+    rows = header.shape[0], columns = header.shape[1];
+    size = header.item_size, offset = header.data_offset, transposed = header.fortran_order;
+  } else if (ends_with(path, ".f32") || ends_with(path, ".f64")) {
+    if (rows == 0 || columns == 0) fail(path, "a raw grid needs --rows and --columns");
+    size = ends_with(path, ".f32") ? sizeof(float) : sizeof(double);
+  } else {
+    fail(path, "grid files are .npy, or raw .f32 or .f64");
+  }
+  if (rows == 0 || columns == 0) fail(path, "an empty grid");
+  if (columns > (bytes - offset) / size / rows || (offset == 0 && bytes != rows * columns * size))
+    fail(path, std::to_string(bytes - offset) + " bytes of values, but " + std::to_string(rows) + " x " +
                    std::to_string(columns) + " values of " + std::to_string(size) + " bytes need " +
                    std::to_string(rows * columns * size));
-  in.seekg(0);
+  in.seekg(std::streamoff(offset));
   std::vector<double> values(rows * columns);
-  if (single) {
-    std::vector<float> raw(values.size());
-    in.read(reinterpret_cast<char*>(raw.data()), std::streamsize(bytes));
-    for (std::size_t k = 0; k < raw.size(); ++k) values[k] = raw[k];
-  } else {
-    in.read(reinterpret_cast<char*>(values.data()), std::streamsize(bytes));
-  }
+  if (size == sizeof(float)) read_values<float>(in, values);
+  else read_values<double>(in, values);
   if (!in) fail(path, "read error");
+  if (transposed) {  // column-major: value (r, c) at c * rows + r
+    std::vector<double> row_major(values.size());
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < columns; ++c) row_major[r * columns + c] = values[c * rows + r];
+    values.swap(row_major);
+  }
   for (std::size_t k = 0; k < values.size(); ++k)
     if (!std::isfinite(values[k]))
       fail(path, "value " + std::to_string(k) + " (row " + std::to_string(k / columns) +

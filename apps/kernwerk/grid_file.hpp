@@ -1,5 +1,5 @@
 #pragma once
-// Grids of the diffuse command: raw little-endian float32/float64 in and out, and 8-bit
+// Grids of the diffuse command: .npy or raw little-endian float32/float64 in, raw float32 out, and 8-bit
 // grayscale PNG out (libpng). Outputs are written as output_file.hpp says: a regular file whole
 // or not at all, a device, FIFO or standard output in place.
 #include <cstddef>
@@ -8,8 +8,10 @@
 
 namespace kernwerk::cli {
 
-// rows x columns values, row-major, from a .f32 or .f64 file of exactly that size.
-std::vector<double> read_grid(const std::string& path, std::size_t rows, std::size_t columns);
+// The values, row-major, of a 2-D float32/float64 .npy array (either order; its shape sets rows
+// and columns, which when not 0 must match it), or of a raw .f32 or .f64 file of exactly rows x
+// columns values.
+std::vector<double> read_grid(const std::string& path, std::size_t& rows, std::size_t& columns);
 
 // Raw float32, row-major.
 void write_grid_f32(const std::string& path, const std::vector<float>& values);

@@ -24,15 +24,19 @@ struct command_help {
 };
 const command_help commands[] = {
     {"nearest",
-     "  nearest --obs FILE --ref FILE --out FILE [--degrees] [--metric haversine|euclidean]\n"
-     "          [--radius R] [--dim 2|3] [--k K] [--method auto|brute|indexed]\n"
-     "          [--implementation auto|generic|tuned] [--backend serial|openmp|cuda|hip]\n"
-     "          [--strategy auto|replicate|ring]\n"
+     "  nearest --obs FILE --ref FILE --out FILE [--out-format csv|npy] [--degrees]\n"
+     "          [--metric haversine|euclidean] [--radius R] [--dim 2|3] [--k K]\n"
+     "          [--method auto|brute|indexed] [--implementation auto|generic|tuned]\n"
+     "          [--backend serial|openmp|cuda|hip] [--strategy auto|replicate|ring]\n"
      "      For each observation, the K (default 1, at most 32) nearest reference points, nearest\n"
-     "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1). A summary line\n"
-     "      with the time goes to stderr, and a progress bar on long runs in a terminal.\n"
-     "      Point files are CSV (lat,lon per line; a non-numeric first line is a header) or\n"
-     "      raw little-endian binary of interleaved coordinates when named *.f32 or *.f64.\n"
+     "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1), or with an --out\n"
+     "      named *.npy (or --out-format npy) a NumPy array of shape (observations, K) and dtype\n"
+     "      [('index', '<i8'), ('distance', '<f8')]. A summary line with the time goes to\n"
+     "      stderr, and a progress bar on long runs in a terminal.\n"
+     "      Point files are CSV (lat,lon per line; a non-numeric first line is a header), raw\n"
+     "      little-endian binary of interleaved coordinates when named *.f32 or *.f64, or NumPy\n"
+     "      float32/float64 arrays of shape (n, 2) or (n, 3) when named *.npy. FILE '-' is\n"
+     "      standard input (CSV or .npy) for --obs or --ref, standard output for --out.\n"
      "      --dim gives the coordinates per point of euclidean files (default 2).\n"
      "      Under an MPI launcher (mpirun -np P kernwerk nearest ...) the ranks share the work,\n"
      "      one GPU each, and write the same output as one process; --strategy forces how the\n"
@@ -42,10 +46,11 @@ const command_help commands[] = {
      "      Uniform random points on the sphere (default 2^16 x 2^13), solved, K of them\n"
      "      checked against a float64 brute force; prints the time and pairs per second.\n"},
     {"diffuse",
-     "  diffuse --steps S --out PREFIX [--size RxC [--seed N] | --in FILE --rows R --columns C]\n"
+     "  diffuse --steps S --out PREFIX [--size RxC [--seed N] | --in FILE [--rows R --columns C]]\n"
      "          [--coeff C] [--laplacian] [--implementation auto|generic|tuned] [--backend B]\n"
      "      The course's 2-D diffusion (5-point stencil, float32) for S steps, on a jagged\n"
-     "      generated field (default 2000x2000) or a raw .f32/.f64 grid (row-major). Writes\n"
+     "      generated field (default 2000x2000), a 2-D float32/float64 .npy array or a raw\n"
+     "      .f32/.f64 grid (row-major, R x C). Writes\n"
      "      PREFIX.f32 (raw float32) and PREFIX.png (grayscale, min..max), and with --laplacian\n"
      "      PREFIX-laplacian.f32/.png; the time per step goes to stderr.\n"},
     {"info", "  info\n      Kernwerk and Kokkos versions, enabled backends and devices.\n"},
@@ -76,7 +81,7 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
   if (command == "nearest")
     return kernwerk::cli::run_nearest(
         arguments(rest,
-                  {"--obs", "--ref", "--out", "--metric", "--radius", "--dim", "--k", "--method",
+                  {"--obs", "--ref", "--out", "--out-format", "--metric", "--radius", "--dim", "--k", "--method",
                    "--implementation", "--backend", "--strategy"},
                   {"--degrees"}),
         group);

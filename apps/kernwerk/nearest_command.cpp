@@ -1,5 +1,5 @@
 // kernwerk nearest: the k nearest reference points of every observation, from point files to a
-// CSV file. Started by an MPI launcher (mpirun -np P kernwerk nearest ...), the ranks share the
+// CSV or .npy file. Started by an MPI launcher (mpirun -np P kernwerk nearest ...), the ranks share the
 // work: each reads its share of a binary file (rank 0 reads a CSV file and scatters it), all
 // search together (kernwerk::mpi::nearest), and rank 0 writes the one output, the same bytes as
 // a single process writes.
@@ -95,6 +95,11 @@ int run_nearest(const arguments& args, const process_group& group) {
     throw usage_error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
   if (dimension != 2 && dimension != 3) throw usage_error("--dim: must be 2 or 3");
   const std::string output = args.required("--out");
+  const std::string format =
+      args.text("--out-format", output.size() > 4 && output.compare(output.size() - 4, 4, ".npy") == 0 ? "npy" : "csv");
+  if (format != "csv" && format != "npy") throw usage_error("--out-format: '" + format + "' is not csv or npy");
+  if (args.required("--obs") == "-" && args.required("--ref") == "-")
+    throw usage_error("--obs, --ref: only one of them can be standard input ('-')");
 #ifdef KERNWERK_CLI_MPI
   const std::string strategy_name = args.text("--strategy", "auto");
   const mpi::strategy_kind strategy_option =
@@ -156,7 +161,10 @@ int run_nearest(const arguments& args, const process_group& group) {
   bar.done();
   const double elapsed = seconds_since(start);
   group.write_in_rank_order(output, [&](const process_group::emitter& emit) {
-    format_neighbours(indices, distances, std::size_t(k), group.rank() == 0, emit);
+    if (format == "npy")
+      format_neighbours_npy(indices, distances, std::size_t(k), group.rank() == 0 ? observations.total : 0, emit);
+    else
+      format_neighbours(indices, distances, std::size_t(k), group.rank() == 0, emit);
   });
   if (group.rank() != 0) return 0;
   const std::string ranks =

@@ -1,14 +1,17 @@
 #include "point_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <system_error>
 
 #include "kernwerk/error.hpp"
+#include "npy_file.hpp"
 
 namespace kernwerk::cli {
 namespace {
@@ -52,7 +55,7 @@ bool parse_number(const std::string& field, double& value) {
   return status == std::errc() && end == field.data() + field.size();
 }
 
-point_set read_csv(const std::string& path, std::ifstream& in, std::size_t dimension) {
+point_set read_csv(const std::string& path, std::istream& in, std::size_t dimension) {
   point_set points;
   points.dimension = dimension;
   std::string line;
@@ -86,27 +89,74 @@ point_set read_csv(const std::string& path, std::ifstream& in, std::size_t dimen
   return points;
 }
 
+// The values of a binary array of `total` points from byte `offset` on: this part's share,
+// checked finite. Column-major arrays (.npy with fortran_order) hold each coordinate in turn.
 template <class T>
-void read_binary(const std::string& path, std::ifstream& in, point_set& points, std::vector<T>& values,
-                 int part, int parts) {
+void read_share_of(const std::string& path, std::istream& in, std::size_t offset, bool column_major,
+                   point_set& points, std::vector<T>& values, int part, int parts) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                 "binary point files are little-endian; this reader assumes a little-endian host");
+  const std::size_t dimension = points.dimension;
+  points.first = share_first(points.total, part, parts);
+  points.count = share_first(points.total, part + 1, parts) - points.first;
+  values.resize(points.count * dimension);
+  if (!column_major) {
+    in.seekg(static_cast<std::streamoff>(offset + points.first * dimension * sizeof(T)));
+    if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T))))
+      fail(path, "read error");
+  } else {
+    std::vector<T> column(points.count);
+    for (std::size_t d = 0; d < dimension; ++d) {
+      in.seekg(static_cast<std::streamoff>(offset + (d * points.total + points.first) * sizeof(T)));
+      if (!in.read(reinterpret_cast<char*>(column.data()), static_cast<std::streamsize>(column.size() * sizeof(T))))
+        fail(path, "read error");
+      for (std::size_t i = 0; i < points.count; ++i) values[i * dimension + d] = column[i];
+    }
+  }
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      fail(path, "point " + std::to_string(points.first + k / dimension) + " has a non-finite coordinate");
+}
+
+// Raw little-endian values, point after point, as many as the size holds.
+template <class T>
+void read_binary(const std::string& path, std::istream& in, point_set& points, std::vector<T>& values,
+                 int part, int parts) {
   in.seekg(0, std::ios::end);
   const auto bytes = static_cast<std::size_t>(in.tellg());
-  const std::size_t dimension = points.dimension, point_bytes = dimension * sizeof(T);
+  const std::size_t point_bytes = points.dimension * sizeof(T);
   if (bytes % point_bytes != 0)
     fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
                    std::to_string(point_bytes) + " bytes each)");
   points.total = bytes / point_bytes;
-  points.first = share_first(points.total, part, parts);
-  points.count = share_first(points.total, part + 1, parts) - points.first;
-  values.resize(points.count * dimension);
-  in.seekg(static_cast<std::streamoff>(points.first * point_bytes));
-  if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T))))
-    fail(path, "read error");
-  for (std::size_t k = 0; k < values.size(); ++k)
-    if (!std::isfinite(values[k]))
-      fail(path, "point " + std::to_string(points.first + k / dimension) + " has a non-finite coordinate");
+  read_share_of(path, in, 0, false, points, values, part, parts);
+}
+
+// A .npy array of shape (n, dimension), float32 or float64, either order.
+void read_npy(const std::string& path, std::istream& in, point_set& points, int part, int parts) {
+  const npy_header header = read_npy_header(in, path);
+  const std::size_t dimension = points.dimension;
+  const std::string shape_text = [&] {
+    std::string text;
+    for (const auto extent : header.shape) text += (text.empty() ? "" : ", ") + std::to_string(extent);
+    return "(" + text + ")";
+  }();
+  if (header.shape.size() != 2 || header.shape[1] != dimension)
+    fail(path, "a .npy array of shape " + shape_text + "; points are (n, " + std::to_string(dimension) + ")");
+  if (header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
+    fail(path, "a .npy array of " + std::string(1, header.kind) + std::to_string(header.item_size) +
+                   " values; points are float32 or float64");
+  in.seekg(0, std::ios::end);
+  const auto bytes = static_cast<std::size_t>(in.tellg());
+  points.total = header.shape[0];
+  if (points.total > (bytes - header.data_offset) / (dimension * header.item_size))
+    fail(path, "cut short: " + std::to_string(bytes - header.data_offset) + " bytes of values, the shape " +
+                   shape_text + " needs " + std::to_string(points.total * dimension * header.item_size));
+  points.single_precision = header.item_size == 4;
+  if (points.single_precision)
+    read_share_of(path, in, header.data_offset, header.fortran_order, points, points.f32, part, parts);
+  else
+    read_share_of(path, in, header.data_offset, header.fortran_order, points, points.f64, part, parts);
 }
 
 }  // namespace
@@ -116,19 +166,35 @@ std::size_t share_first(std::size_t count, int part, int parts) {
 }
 
 bool is_binary_point_file(const std::string& path) {
-  return ends_with(path, ".f32") || ends_with(path, ".f64");
+  return ends_with(path, ".f32") || ends_with(path, ".f64") || ends_with(path, ".npy");
 }
 
 point_set read_points(const std::string& path, std::size_t dimension, int part, int parts) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   point_set points;
   points.dimension = dimension;
+  if (path == "-") {  // standard input: .npy bytes or CSV text, whole
+    const std::string name = "standard input";
+    std::stringstream in;
+    in << std::cin.rdbuf();
+    if (std::cin.bad()) fail(name, "read error");
+    if (starts_like_npy(in.str())) {
+      read_npy(name, in, points, part, parts);
+    } else {
+      points = read_csv(name, in, dimension);
+      points.total = points.count;
+    }
+    if (points.total == 0) fail(name, "no points");
+    return points;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   if (ends_with(path, ".f32")) {
     read_binary(path, in, points, points.f32, part, parts);
     points.single_precision = true;
   } else if (ends_with(path, ".f64")) {
     read_binary(path, in, points, points.f64, part, parts);
+  } else if (ends_with(path, ".npy")) {
+    read_npy(path, in, points, part, parts);
   } else {
     points = read_csv(path, in, dimension);
     points.total = points.count;
@@ -158,6 +224,29 @@ void format_neighbours(const std::vector<std::int64_t>& indices, const std::vect
     }
   }
   emit(buffer.data(), buffer.size());
+}
+
+void format_neighbours_npy(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
+                           std::size_t k, std::size_t header_rows,
+                           const std::function<void(const char* data, std::size_t bytes)>& emit) {
+  if (header_rows) {
+    const std::string header =
+        npy_header_bytes("[('index', '<i8'), ('distance', '<f8')]", {header_rows, k});
+    emit(header.data(), header.size());
+  }
+  struct neighbour {
+    std::int64_t index;
+    double distance;
+  };
+  static_assert(sizeof(neighbour) == 16, "the structured dtype's packed layout");
+  std::vector<neighbour> buffer;
+  const std::size_t piece = 1 << 16;
+  for (std::size_t e = 0; e < indices.size(); e += piece) {
+    buffer.clear();
+    for (std::size_t f = e; f < std::min(indices.size(), e + piece); ++f)
+      buffer.push_back({indices[f], distances[f]});
+    emit(reinterpret_cast<const char*>(buffer.data()), buffer.size() * sizeof(neighbour));
+  }
 }
 
 }  // namespace kernwerk::cli

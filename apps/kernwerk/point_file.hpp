@@ -3,6 +3,9 @@
 //   CSV: one point per line, comma-separated; a first line that is not numeric is a header;
 //        blank lines are skipped.
 //   Raw binary (name ends in .f32 or .f64): little-endian values, point after point.
+//   NumPy (name ends in .npy): a float32 or float64 array of shape (n, 2) or (n, 3), either
+//        order (npy_file.hpp).
+//   "-": standard input, read whole: .npy bytes (told by their magic) or CSV text.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -23,6 +26,7 @@ struct point_set {
   std::size_t total = 0;  // points in the file
 };
 
+// Binary files (.f32, .f64, .npy), of which each MPI rank can read its own share.
 bool is_binary_point_file(const std::string& path);
 
 // The first of the `count` points that share `part` of `parts` holds: an even split.
@@ -41,5 +45,12 @@ point_set read_points(const std::string& path, std::size_t dimension, int part =
 void format_neighbours(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
                        std::size_t k, bool header,
                        const std::function<void(const char* data, std::size_t bytes)>& emit);
+
+// The same as a .npy array of shape (header_rows, k) of the structured dtype
+// [('index', '<i8'), ('distance', '<f8')] (numpy.load(...)["index"]): the header when
+// header_rows is not 0, then the rows given.
+void format_neighbours_npy(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
+                           std::size_t k, std::size_t header_rows,
+                           const std::function<void(const char* data, std::size_t bytes)>& emit);
 
 }  // namespace kernwerk::cli

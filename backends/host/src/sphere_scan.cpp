@@ -235,29 +235,32 @@ __attribute__((target("avx2,fma"))) void scan_avx2(const centred_references_f32&
 
 // The same with 16 lanes, where the machine has AVX-512 (compares give masks directly; the
 // compress goes to a register, which is fast where a compress to memory is not, as on Zen 4).
-// Inserts the lanes `ranked` of value into top (first, and second where k > 16): two without a
-// branch (the second a no-op where there is one), the rare others in a loop.
+// Inserts v into top (first, and second where k > 16).
 template <bool Two>
-__attribute__((target("avx512f"))) inline void insert_ranked(__m512& first, __m512& second,
-                                                             __m512 value, unsigned ranked) {
+__attribute__((target("avx512f"))) inline void insert_value(__m512& first, __m512& second, __m512 v) {
   // Lane i takes lane i - 1; lane 0 of the first above_all, of the second the first's last.
   const __m512i previous = _mm512_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14),
                 carried = _mm512_setr_epi32(31, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
-  const __m512 top_sentinel = _mm512_set1_ps(above_all);
-  const auto insert = [&](__m512 v) __attribute__((target("avx512f"))) {
-    const __m512 shifted = _mm512_mask_permutexvar_ps(top_sentinel, 0xfffe, previous, first);
-    if constexpr (Two) {
-      const __m512 shifted_second = _mm512_permutex2var_ps(second, carried, first);
-      second = _mm512_max_ps(second, _mm512_min_ps(shifted_second, v));
-    }
-    first = _mm512_max_ps(first, _mm512_min_ps(shifted, v));
-  };
+  const __m512 shifted = _mm512_mask_permutexvar_ps(_mm512_set1_ps(above_all), 0xfffe, previous, first);
+  if constexpr (Two) {
+    const __m512 shifted_second = _mm512_permutex2var_ps(second, carried, first);
+    second = _mm512_max_ps(second, _mm512_min_ps(shifted_second, v));
+  }
+  first = _mm512_max_ps(first, _mm512_min_ps(shifted, v));
+}
+
+// Inserts the lanes `ranked` of value: two without a branch (the second a no-op where there is
+// one), the rare others in a loop.
+template <bool Two>
+__attribute__((target("avx512f"))) inline void insert_ranked(__m512& first, __m512& second,
+                                                             __m512 value, unsigned ranked) {
   unsigned rest = ranked & (ranked - 1);
-  insert(_mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(ranked)), value));
-  insert(_mm512_mask_permutexvar_ps(_mm512_set1_ps(no_limit), __mmask16(rest ? 0xffff : 0),
-                                    _mm512_set1_epi32(__builtin_ctz(rest | 0x10000)), value));
+  insert_value<Two>(first, second, _mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(ranked)), value));
+  insert_value<Two>(first, second,
+                    _mm512_mask_permutexvar_ps(_mm512_set1_ps(no_limit), __mmask16(rest ? 0xffff : 0),
+                                               _mm512_set1_epi32(__builtin_ctz(rest | 0x10000)), value));
   for (rest &= rest - 1; rest; rest &= rest - 1)
-    insert(_mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(rest)), value));
+    insert_value<Two>(first, second, _mm512_permutexvar_ps(_mm512_set1_epi32(__builtin_ctz(rest)), value));
 }
 
 __attribute__((target("avx512f"))) inline __m512 take_hits(candidates& found, __m512 value,

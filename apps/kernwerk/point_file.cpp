@@ -172,34 +172,30 @@ bool is_binary_point_file(const std::string& path) {
 point_set read_points(const std::string& path, std::size_t dimension, int part, int parts) {
   point_set points;
   points.dimension = dimension;
-  if (path == "-") {  // standard input: .npy bytes or CSV text, whole
-    const std::string name = "standard input";
-    std::stringstream in;
-    in << std::cin.rdbuf();
+  const bool piped = path == "-";  // standard input, read whole: .npy bytes or CSV text
+  const std::string name = piped ? "standard input" : path;
+  std::stringstream input;
+  std::ifstream file;
+  std::istream& in = piped ? static_cast<std::istream&>(input) : file;
+  if (piped) {
+    input << std::cin.rdbuf();
     if (std::cin.bad()) fail(name, "read error");
-    if (starts_like_npy(in.str())) {
-      read_npy(name, in, points, part, parts);
-    } else {
-      points = read_csv(name, in, dimension);
-      points.total = points.count;
-    }
-    if (points.total == 0) fail(name, "no points");
-    return points;
+  } else {
+    file.open(path, std::ios::binary);
+    if (!file) fail(path, std::string("cannot open: ") + std::strerror(errno));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  if (ends_with(path, ".f32")) {
+  if (!piped && ends_with(path, ".f32")) {
     read_binary(path, in, points, points.f32, part, parts);
     points.single_precision = true;
-  } else if (ends_with(path, ".f64")) {
+  } else if (!piped && ends_with(path, ".f64")) {
     read_binary(path, in, points, points.f64, part, parts);
-  } else if (ends_with(path, ".npy")) {
-    read_npy(path, in, points, part, parts);
+  } else if (piped ? starts_like_npy(input.str()) : ends_with(path, ".npy")) {
+    read_npy(name, in, points, part, parts);
   } else {
-    points = read_csv(path, in, dimension);
+    points = read_csv(name, in, dimension);
     points.total = points.count;
   }
-  if (points.total == 0) fail(path, "no points");
+  if (points.total == 0) fail(name, "no points");
   return points;
 }
 

@@ -7,16 +7,20 @@ if(FORTRAN)
   list(APPEND programs "${WORK}/build/consumer_fortran")
 endif()
 set(all_out "")
+# Runs one command (its words the arguments), collecting its output; stops at a failure.
+macro(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "failed: ${ARGN}\n${out}")
+  endif()
+  string(APPEND all_out "${out}")
+endmacro()
 foreach(step
     "${CMAKE_COMMAND};--install;${BUILD};--prefix;${prefix}"
     "${CMAKE_COMMAND};-S;${SOURCE};-B;${WORK}/build;-G;Ninja;-DCMAKE_PREFIX_PATH=${prefix};-DCMAKE_CXX_COMPILER=${COMPILER};-DCMAKE_BUILD_TYPE=Release;-DWITH_FORTRAN=${FORTRAN}"
     "${CMAKE_COMMAND};--build;${WORK}/build"
     ${programs})
-  execute_process(COMMAND ${step} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "failed: ${step}\n${out}")
-  endif()
-  string(APPEND all_out "${out}")
+  run_step(${step})
 endforeach()
 # The same programs from a plain Makefile, every flag from the installed pkg-config files
 # (host builds install them).
@@ -38,11 +42,7 @@ elseif(pc_files)
   foreach(step
       "${CMAKE_COMMAND};-E;env;PKG_CONFIG_PATH=${pc_dir};make;-f;${SOURCE}/Makefile;OUT=${WORK}/make;${with_fortran}"
       ${make_programs})
-    execute_process(COMMAND ${step} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    if(NOT status EQUAL 0)
-      message(FATAL_ERROR "failed: ${step}\n${out}")
-    endif()
-    string(APPEND all_out "${out}")
+    run_step(${step})
   endforeach()
 endif()
 message(STATUS "${all_out}")

@@ -70,9 +70,7 @@ def ordered(names):
 def nearest_plot(path):
     """Device-resident calls on uniform points: ours (nearest-<space>-<machine>.json) and the
     peers' (nearest-peers-*.json); the host-memory variants have their own tables."""
-    runs = [r for r in load(os.path.join(RESULTS, "nearest-*.json")) if "host-" not in r["file"].split("nearest-")[-1]
-            or r["execution_space"] != "Cuda"]
-    machines, palette = by_machine(runs), {}
+    machines, palette = by_machine(load(os.path.join(RESULTS, "nearest-*.json"))), {}
     figure, axes = plt.subplots(1, len(machines), figsize=(6 * len(machines), 5.5), squeeze=False)
     for axis, (machine, of_machine) in zip(axes[0], machines.items()):
         rates = {}

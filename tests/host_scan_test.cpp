@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kernwerk/host/sphere_scan.hpp"
@@ -98,10 +99,10 @@ TEST_CASE("nearest: the host scan lists the k best references and few others") {
       CAPTURE(width);
       host::limit_simd_width(width);
       listed found{std::vector<std::vector<std::int32_t>>(n)};
-      std::vector<char> too_many(n, 1);
-      static_assert(sizeof(bool) == sizeof(char));
+      const std::unique_ptr<bool[]> too_many(new bool[n]);
+      std::fill_n(too_many.get(), n, true);
       host::scan_sphere_f32(scanned, reinterpret_cast<const float(*)[3]>(units.data()), int(n), k,
-                            reinterpret_cast<bool*>(too_many.data()), listed::visit, &found);
+                            too_many.get(), listed::visit, &found);
       for (std::size_t i = 0; i < n; ++i) {
         CAPTURE(i);
         REQUIRE_FALSE(too_many[i]);

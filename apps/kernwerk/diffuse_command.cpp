@@ -15,6 +15,7 @@
 #include "grid_file.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/error.hpp"
+#include "npy_file.hpp"
 
 namespace kernwerk::cli {
 
@@ -96,7 +97,7 @@ int run_diffuse(const arguments& args) {
   if (args.has("--in")) {
     if (args.has("--size")) throw usage_error("--size: not with --in (a .npy grid has its shape; give a raw one --rows and --columns)");
     const std::string input = args.required("--in");
-    const bool shaped = input.size() > 4 && input.compare(input.size() - 4, 4, ".npy") == 0;
+    const bool shaped = named_npy(input);
     const long long r = args.integer("--rows", 0), c = args.integer("--columns", 0);
     if (r < 0 || c < 0 || (args.has("--rows") && r == 0) || (args.has("--columns") && c == 0) ||
         (!shaped && (r == 0 || c == 0)))

@@ -47,15 +47,14 @@ std::vector<double> read_grid(const std::string& path, std::size_t& rows, std::s
   in.seekg(0);
   std::size_t size = 0, offset = 0;
   bool transposed = false;
-  if (ends_with(path, ".npy")) {
+  if (named_npy(path)) {
     const npy_header header = read_npy_header(in, path);
     if (header.shape.size() != 2 || header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
       fail(path, "a grid is a 2-D float32 or float64 .npy array");
     if ((rows && rows != header.shape[0]) || (columns && columns != header.shape[1])) {
       const std::string given = (rows ? "--rows " + std::to_string(rows) : "") + (rows && columns ? " " : "") +
                                 (columns ? "--columns " + std::to_string(columns) : "");
-      fail(path, "shape (" + std::to_string(header.shape[0]) + ", " + std::to_string(header.shape[1]) +
-                     ") does not match " + given);
+      fail(path, "shape " + header.shape_text() + " does not match " + given);
     }
     rows = header.shape[0], columns = header.shape[1];
     size = header.item_size, offset = header.data_offset, transposed = header.fortran_order;

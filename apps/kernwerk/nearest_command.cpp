@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/nearest.hpp"
+#include "npy_file.hpp"
 #include "point_file.hpp"
 #include "process_group.hpp"
 #ifdef KERNWERK_CLI_MPI
@@ -96,7 +97,7 @@ int run_nearest(const arguments& args, const process_group& group) {
   if (dimension != 2 && dimension != 3) throw usage_error("--dim: must be 2 or 3");
   const std::string output = args.required("--out");
   const std::string format =
-      args.text("--out-format", output.size() > 4 && output.compare(output.size() - 4, 4, ".npy") == 0 ? "npy" : "csv");
+      args.text("--out-format", named_npy(output) ? "npy" : "csv");
   if (format != "csv" && format != "npy") throw usage_error("--out-format: '" + format + "' is not csv or npy");
   if (args.required("--obs") == "-" && args.required("--ref") == "-")
     throw usage_error("--obs, --ref: only one of them can be standard input ('-')");

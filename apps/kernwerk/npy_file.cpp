@@ -28,6 +28,16 @@ std::size_t value_of(const std::string& dict, const std::string& key) {
 
 }  // namespace
 
+std::string npy_header::shape_text() const {
+  std::string text;
+  for (const auto extent : shape) text += (text.empty() ? "" : ", ") + std::to_string(extent);
+  return "(" + text + ")";
+}
+
+bool named_npy(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+}
+
 bool starts_like_npy(const std::string& bytes) { return bytes.compare(0, magic.size(), magic) == 0; }
 
 npy_header read_npy_header(std::istream& in, const std::string& name) {

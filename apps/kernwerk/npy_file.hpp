@@ -16,7 +16,12 @@ struct npy_header {
   bool fortran_order = false;  // column-major
   std::vector<std::size_t> shape;
   std::size_t data_offset = 0;  // where the values start
+
+  std::string shape_text() const;  // "(n, 2)", for messages
 };
+
+// Whether the file is one by its name (*.npy).
+bool named_npy(const std::string& path);
 
 // Whether `bytes` (the start of a file) is a .npy file's.
 bool starts_like_npy(const std::string& bytes);

@@ -136,11 +136,7 @@ void read_binary(const std::string& path, std::istream& in, point_set& points, s
 void read_npy(const std::string& path, std::istream& in, point_set& points, int part, int parts) {
   const npy_header header = read_npy_header(in, path);
   const std::size_t dimension = points.dimension;
-  const std::string shape_text = [&] {
-    std::string text;
-    for (const auto extent : header.shape) text += (text.empty() ? "" : ", ") + std::to_string(extent);
-    return "(" + text + ")";
-  }();
+  const std::string shape_text = header.shape_text();
   if (header.shape.size() != 2 || header.shape[1] != dimension)
     fail(path, "a .npy array of shape " + shape_text + "; points are (n, " + std::to_string(dimension) + ")");
   if (header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
@@ -166,7 +162,7 @@ std::size_t share_first(std::size_t count, int part, int parts) {
 }
 
 bool is_binary_point_file(const std::string& path) {
-  return ends_with(path, ".f32") || ends_with(path, ".f64") || ends_with(path, ".npy");
+  return ends_with(path, ".f32") || ends_with(path, ".f64") || named_npy(path);
 }
 
 point_set read_points(const std::string& path, std::size_t dimension, int part, int parts) {
@@ -189,7 +185,7 @@ point_set read_points(const std::string& path, std::size_t dimension, int part, 
     points.single_precision = true;
   } else if (!piped && ends_with(path, ".f64")) {
     read_binary(path, in, points, points.f64, part, parts);
-  } else if (piped ? starts_like_npy(input.str()) : ends_with(path, ".npy")) {
+  } else if (piped ? starts_like_npy(input.str()) : named_npy(path)) {
     read_npy(name, in, points, part, parts);
   } else {
     points = read_csv(name, in, dimension);

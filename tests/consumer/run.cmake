@@ -1,5 +1,6 @@
 # ctest driver: install the build tree into a scratch prefix, then configure, build and run the
-# consumer project against it, as a user would, in C++, C and (when built) Fortran.
+# consumer project against it, as a user would, in C++, C and (when built) Fortran; and import
+# the Python package from its install (when built).
 set(prefix ${WORK}/prefix)
 file(REMOVE_RECURSE ${WORK})
 set(programs "${WORK}/build/consumer" "${WORK}/build/consumer_c")
@@ -44,5 +45,14 @@ elseif(pc_files)
       ${make_programs})
     run_step(${step})
   endforeach()
+endif()
+# The Python package where it was installed.
+if(PYTHON)
+  if(IS_ABSOLUTE "${PYTHON_SITE}")
+    message(STATUS "the Python package went to ${PYTHON_SITE}, outside the prefix: not imported")
+  else()
+    run_step(${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_SITE} ${PYTHON} -c
+             "import kernwerk\nprint('python consumer: integral of x*y over [0,1]x[0,2] =', kernwerk.integrate2d('x*y', 0, 1, 0, 2, 10))")
+  endif()
 endif()
 message(STATUS "${all_out}")

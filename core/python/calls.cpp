@@ -1,0 +1,467 @@
+// The Kokkos half of the Python module: array_refs become unmanaged strided Views in the memory
+// they describe, and each call runs on the execution space of that memory (the host's for
+// NumPy arrays, the GPU's for device arrays). Nothing is copied; every call fences its space
+// before it returns, so results are complete for any stream of the caller.
+#include "calls.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <hip/hip_runtime.h>
+#endif
+
+#include "kernwerk/cg.hpp"
+#include "kernwerk/csr_matrix.hpp"
+#include "kernwerk/diffuse.hpp"
+#include "kernwerk/impl/math.hpp"
+#include "kernwerk/integrate.hpp"
+#include "kernwerk/linear_algebra.hpp"
+#include "kernwerk/nearest.hpp"
+#include "kernwerk/reductions.hpp"
+
+namespace kernwerk::python {
+
+// The course's integrands and a few more, callable on every execution space (nvcc needs them
+// at namespace scope, named).
+struct sine_of_sum {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return impl::math::sin(x + y); }
+};
+struct cosine_product {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return impl::math::cos(x) * impl::math::cos(y);
+  }
+};
+struct gaussian {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const {
+    return impl::math::exp(-(x * x + y * y));
+  }
+};
+struct product {
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y) const { return x * y; }
+};
+
+namespace {
+
+using host_space = Kokkos::DefaultHostExecutionSpace;
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+constexpr bool has_gpu = true;
+#else
+constexpr bool has_gpu = false;
+#endif
+
+template <class T, class Space>
+using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+template <class T, class Space>
+using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
+                                 Kokkos::MemoryUnmanaged>;
+
+[[noreturn]] void reject(const char* fn, const array_ref& a, const std::string& problem) {
+  throw invalid_argument(fn, a.name, problem);
+}
+
+const char* element_name(element type) {
+  switch (type) {
+    case element::float32: return "float32";
+    case element::float64: return "float64";
+    case element::int32: return "int32";
+    case element::int64: return "int64";
+  }
+  return "?";
+}
+
+void require_rank(const char* fn, const array_ref& a, int rank) {
+  if (a.rank != rank)
+    reject(fn, a, "must be " + std::to_string(rank) + "-D, got " + std::to_string(a.rank) + "-D");
+}
+
+void require_writable(const char* fn, const array_ref& a) {
+  if (!a.writable) reject(fn, a, "is read-only, but the call writes it");
+}
+
+// Every array of a call lies where the first does and, for values, has its element type.
+void require_like(const char* fn, const array_ref& a, const array_ref& first, bool same_type) {
+  if (a.where != first.where)
+    reject(fn, a, std::string("is a ") + (a.where == place::host ? "host" : "device") +
+                      " array, but " + first.name + " is a " +
+                      (first.where == place::host ? "host" : "device") + " array");
+  if (same_type && a.type != first.type)
+    reject(fn, a, std::string("is ") + element_name(a.type) + ", but " + first.name + " is " +
+                      element_name(first.type));
+}
+
+template <class T, class Space>
+vector_view<T, Space> vector_of(const char* fn, const array_ref& a) {
+  require_rank(fn, a, 1);
+  return vector_view<T, Space>(static_cast<T*>(a.data),
+                               Kokkos::LayoutStride(std::size_t(a.extent[0]), std::size_t(a.stride[0])));
+}
+
+template <class T, class Space>
+matrix_view<T, Space> matrix_of(const char* fn, const array_ref& a) {
+  require_rank(fn, a, 2);
+  return matrix_view<T, Space>(
+      static_cast<T*>(a.data),
+      Kokkos::LayoutStride(std::size_t(a.extent[0]), std::size_t(a.stride[0]),
+                           std::size_t(a.extent[1]), std::size_t(a.stride[1])));
+}
+
+// Calls action(space) with the execution space that reaches `where`, then fences it.
+template <class Action>
+void on_space(const char* fn, const array_ref& first, Action&& action) {
+  if (first.where == place::host) {
+    action(host_space());
+    host_space().fence();
+    return;
+  }
+  if constexpr (has_gpu) {
+    action(Kokkos::DefaultExecutionSpace());
+    Kokkos::DefaultExecutionSpace().fence();
+  } else {
+    reject(fn, first, "is a GPU array, but this Kernwerk build has no GPU backend");
+  }
+}
+
+// Calls action(T()) with the float type of `first`.
+template <class Action>
+void on_float(const char* fn, const array_ref& first, Action&& action) {
+  if (first.type == element::float32) return action(float());
+  if (first.type == element::float64) return action(double());
+  reject(fn, first, std::string("must be float32 or float64, got ") + element_name(first.type));
+}
+
+template <class Action>
+void on_space_and_float(const char* fn, const array_ref& first, Action&& action) {
+  on_space(fn, first, [&](auto space) {
+    on_float(fn, first, [&](auto zero) { action(space, zero); });
+  });
+}
+
+}  // namespace
+
+void nearest(const array_ref& obs, const array_ref& ref, const array_ref& indices,
+             const array_ref& distances, const nearest_settings& settings) {
+  constexpr const char* fn = "nearest";
+  require_like(fn, ref, obs, true);
+  require_like(fn, indices, obs, false);
+  require_like(fn, distances, obs, true);
+  if (indices.type != element::int64) reject(fn, indices, "must be int64");
+  require_writable(fn, indices);
+  require_writable(fn, distances);
+  nearest_options options;
+  options.metric = parse_metric(settings.metric, "metric");
+  options.method = parse_method(settings.method, "method");
+  options.implementation = parse_implementation(settings.implementation, "implementation");
+  options.units = settings.degrees ? angle_unit::degrees : angle_unit::radians;
+  options.radius = settings.radius;
+  if (settings.memory_budget < 0)
+    throw invalid_argument(fn, "memory_budget", "must not be negative");
+  options.memory_budget = std::size_t(settings.memory_budget);
+  on_space_and_float(fn, obs, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::nearest(space, matrix_of<const T, Space>(fn, obs), matrix_of<const T, Space>(fn, ref),
+                      matrix_of<std::int64_t, Space>(fn, indices),
+                      matrix_of<T, Space>(fn, distances), options);
+  });
+}
+
+void diffuse(const array_ref& field, std::int64_t steps, double coeff, const array_ref* laplacian,
+             const std::string& implementation) {
+  constexpr const char* fn = "diffuse";
+  require_writable(fn, field);
+  if (laplacian) {
+    require_like(fn, *laplacian, field, true);
+    require_writable(fn, *laplacian);
+  }
+  diffuse_options options;
+  options.coeff = coeff;
+  options.implementation = parse_implementation(implementation, "implementation");
+  on_space_and_float(fn, field, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    const auto grid = matrix_of<T, Space>(fn, field);
+    if (laplacian)
+      kernwerk::diffuse(space, grid, steps, matrix_of<T, Space>(fn, *laplacian), options);
+    else
+      kernwerk::diffuse(space, grid, steps, options);
+  });
+}
+
+const std::vector<std::string>& integrand_names() {
+  static const std::vector<std::string> names{"sin(x+y)", "cos(x)*cos(y)", "exp(-(x^2+y^2))",
+                                              "x*y"};
+  return names;
+}
+
+double integrate2d(const std::string& integrand, double x0, double x1, double y0, double y1,
+                   std::int64_t n, std::int64_t m, place where, const std::string& implementation) {
+  constexpr const char* fn = "integrate2d";
+  std::string name;
+  for (char c : integrand)
+    if (c != ' ') name += c;
+  const auto& names = integrand_names();
+  std::size_t which = 0;
+  while (which < names.size() && names[which] != name) ++which;
+  if (which == names.size()) {
+    std::string known;
+    for (const auto& known_name : names) known += (known.empty() ? "" : ", ") + known_name;
+    throw invalid_argument(fn, "f", "'" + integrand + "' is not one of " + known);
+  }
+  integrate_options options;
+  options.implementation = parse_implementation(implementation, "implementation");
+  array_ref probe;
+  probe.name = "device";
+  probe.where = where;
+  double result = 0;
+  on_space(fn, probe, [&](auto space) {
+    const auto run = [&](auto f) { return kernwerk::integrate2d(space, f, x0, x1, y0, y1, n, m, options); };
+    switch (which) {
+      case 0: result = run(sine_of_sum()); break;
+      case 1: result = run(cosine_product()); break;
+      case 2: result = run(gaussian()); break;
+      default: result = run(product()); break;
+    }
+  });
+  return result;
+}
+
+double sum(const array_ref& x) {
+  double result = 0;
+  on_space_and_float("sum", x, [&](auto space, auto zero) {
+    result = kernwerk::sum(space, vector_of<const decltype(zero), decltype(space)>("sum", x));
+  });
+  return result;
+}
+
+double dot(const array_ref& x, const array_ref& y) {
+  require_like("dot", y, x, true);
+  double result = 0;
+  on_space_and_float("dot", x, [&](auto space, auto zero) {
+    using T = const decltype(zero);
+    using Space = decltype(space);
+    result = kernwerk::dot(space, vector_of<T, Space>("dot", x), vector_of<T, Space>("dot", y));
+  });
+  return result;
+}
+
+double norm2(const array_ref& x) {
+  double result = 0;
+  on_space_and_float("norm2", x, [&](auto space, auto zero) {
+    result = kernwerk::norm2(space, vector_of<const decltype(zero), decltype(space)>("norm2", x));
+  });
+  return result;
+}
+
+void gemm(double alpha, const array_ref& a, const array_ref& b, double beta, const array_ref& c,
+          const std::string& implementation) {
+  constexpr const char* fn = "gemm";
+  require_like(fn, b, a, true);
+  require_like(fn, c, a, true);
+  require_writable(fn, c);
+  gemm_options options;
+  options.implementation = parse_gemm_implementation(implementation, "implementation");
+  on_space_and_float(fn, a, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::gemm(space, alpha, matrix_of<const T, Space>(fn, a), matrix_of<const T, Space>(fn, b),
+                   beta, matrix_of<T, Space>(fn, c), options);
+  });
+}
+
+void matmul_colsum(const array_ref& a, const array_ref& b, const array_ref& out) {
+  constexpr const char* fn = "matmul_colsum";
+  require_like(fn, b, a, true);
+  require_like(fn, out, a, true);
+  require_writable(fn, out);
+  on_space_and_float(fn, a, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::matmul_colsum(space, matrix_of<const T, Space>(fn, a),
+                            matrix_of<const T, Space>(fn, b), vector_of<T, Space>(fn, out));
+  });
+}
+
+cg_outcome cg(const array_ref* a, const array_ref* indptr, const array_ref* indices,
+              const array_ref* data, const array_ref& b, const array_ref& x, double tolerance,
+              std::int64_t max_iterations) {
+  constexpr const char* fn = "cg";
+  const array_ref& values = a ? *a : *data;
+  require_like(fn, b, values, true);
+  require_like(fn, x, values, true);
+  require_writable(fn, x);
+  cg_options options;
+  options.tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  cg_outcome outcome;
+  on_space_and_float(fn, values, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    const auto rhs = vector_of<const T, Space>(fn, b);
+    const auto solution = vector_of<T, Space>(fn, x);
+    const auto solve = [&](const auto& matrix) {
+      try {
+        const cg_result result = conjugate_gradient(space, matrix, rhs, solution, options);
+        outcome = {result.iterations, result.residual_norm, result.residual_history, true};
+      } catch (const not_converged& e) {
+        outcome = {e.result().iterations, e.result().residual_norm, e.result().residual_history,
+                   false};
+      }
+    };
+    if (a) return solve(matrix_of<const T, Space>(fn, *a));
+    require_like(fn, *indptr, values, false);
+    require_like(fn, *indices, values, false);
+    if (indices->type != indptr->type)
+      reject(fn, *indices, std::string("is ") + element_name(indices->type) + ", but " +
+                               indptr->name + " is " + element_name(indptr->type));
+    const auto csr = [&](auto index_zero) {
+      using I = const decltype(index_zero);
+      solve(make_csr(vector_of<I, Space>(fn, *indptr), vector_of<I, Space>(fn, *indices),
+                     vector_of<const T, Space>(fn, *data)));
+    };
+    if (indptr->type == element::int32) return csr(std::int32_t());
+    if (indptr->type == element::int64) return csr(std::int64_t());
+    reject(fn, *indptr, std::string("must be int32 or int64, got ") + element_name(indptr->type));
+  });
+  return outcome;
+}
+
+// ---- Kokkos' lifetime and the GPU's memory ----------------------------------------------------
+
+namespace {
+bool initialised_here = false;
+}
+
+void initialize() {
+  if (Kokkos::is_initialized()) return;
+  // Kokkos' OpenMP backend warns when OMP_PROC_BIND is unset; in a Python process the binding
+  // is the application's to choose, so the warning is left out unless the user set a binding.
+  const bool quiet = std::getenv("OMP_PROC_BIND") == nullptr;
+#if KOKKOS_VERSION >= 30700
+  Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(quiet));
+#else
+  Kokkos::InitArguments arguments;
+  arguments.disable_warnings = quiet;
+  Kokkos::initialize(arguments);
+#endif
+  initialised_here = true;
+}
+
+void finalize() {
+  if (initialised_here && Kokkos::is_initialized()) Kokkos::finalize();
+  initialised_here = false;
+}
+
+bool is_initialized() { return Kokkos::is_initialized(); }
+
+const char* device_backend() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return "cuda";
+#elif defined(KOKKOS_ENABLE_HIP)
+  return "hip";
+#else
+  return "";
+#endif
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KERNWERK_GPU(name) cuda##name
+using gpu_error = cudaError_t;
+constexpr gpu_error gpu_success = cudaSuccess;
+#elif defined(KOKKOS_ENABLE_HIP)
+#define KERNWERK_GPU(name) hip##name
+using gpu_error = hipError_t;
+constexpr gpu_error gpu_success = hipSuccess;
+#endif
+
+#ifdef KERNWERK_GPU
+namespace {
+void check_gpu(gpu_error status, const char* what) {
+  if (status == gpu_success) return;
+  (void)KERNWERK_GPU(GetLastError)();
+  throw error(std::string("kernwerk: ") + what + ": " + KERNWERK_GPU(GetErrorString)(status));
+}
+}  // namespace
+#endif
+
+int device_id() {
+#ifdef KERNWERK_GPU
+  int device = 0;
+  check_gpu(KERNWERK_GPU(GetDevice)(&device), "the current device");
+  return device;
+#else
+  return -1;
+#endif
+}
+
+void* device_allocate(std::size_t bytes, bool zero) {
+#ifdef KERNWERK_GPU
+  void* pointer = nullptr;
+  const gpu_error status = KERNWERK_GPU(Malloc)(&pointer, bytes == 0 ? 1 : bytes);
+  if (status != gpu_success) {
+    (void)KERNWERK_GPU(GetLastError)();
+    throw std::bad_alloc();
+  }
+  if (zero) check_gpu(KERNWERK_GPU(Memset)(pointer, 0, bytes), "zeroing a result");
+  return pointer;
+#else
+  (void)bytes;
+  (void)zero;
+  throw error("kernwerk: this build has no GPU backend");
+#endif
+}
+
+void device_free(void* pointer) noexcept {
+#ifdef KERNWERK_GPU
+  // At exit the runtime may be gone already; its complaint then is of no use to anyone.
+  if (KERNWERK_GPU(Free)(pointer) != gpu_success) (void)KERNWERK_GPU(GetLastError)();
+#else
+  (void)pointer;
+#endif
+}
+
+void wait_for_stream(std::uintptr_t stream) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  // The array interfaces number the legacy default stream 1 and the per-thread one 2.
+  const cudaStream_t handle = stream == 1   ? cudaStreamLegacy
+                              : stream == 2 ? cudaStreamPerThread
+                                            : reinterpret_cast<cudaStream_t>(stream);
+  check_gpu(cudaStreamSynchronize(handle), "waiting for the caller's stream");
+#elif defined(KOKKOS_ENABLE_HIP)
+  const hipStream_t handle = stream <= 2 ? nullptr : reinterpret_cast<hipStream_t>(stream);
+  check_gpu(hipStreamSynchronize(handle), "waiting for the caller's stream");
+#else
+  (void)stream;
+#endif
+}
+
+int device_of(const void* pointer) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged
+             ? attributes.device
+             : -1;
+#elif defined(KOKKOS_ENABLE_HIP)
+  hipPointerAttribute_t attributes{};
+  if (hipPointerGetAttributes(&attributes, pointer) != hipSuccess) {
+    (void)hipGetLastError();
+    return -1;
+  }
+  return attributes.memoryType == hipMemoryTypeDevice ? attributes.device : -1;
+#else
+  (void)pointer;
+  return -1;
+#endif
+}
+
+}  // namespace kernwerk::python

@@ -1,0 +1,78 @@
+#pragma once
+// The Python module's two halves meet here. module.cpp (pybind11) turns Python arrays into
+// array_refs and exceptions into Python ones; calls.cpp (Kokkos) turns array_refs into
+// unmanaged strided Views and calls the C++ API. Neither header of the other side is seen:
+// pybind11 stays out of the Kokkos translation unit and Kokkos out of the pybind11 one.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kernwerk::python {
+
+enum class element { float32, float64, int32, int64 };
+enum class place { host, device };
+
+// A caller's array where it lies, as Python described it: no copy is made of it.
+struct array_ref {
+  std::string name;  // the Python argument, for messages
+  void* data = nullptr;
+  element type = element::float64;
+  place where = place::host;
+  int rank = 0;                           // 1 or 2
+  std::int64_t extent[2] = {0, 0};
+  std::int64_t stride[2] = {0, 0};        // in elements, not negative
+  bool writable = false;
+};
+
+struct nearest_settings {
+  std::string metric, method, implementation;
+  bool degrees = false;
+  double radius = 1.0;
+  std::int64_t memory_budget = 0;
+};
+
+void nearest(const array_ref& obs, const array_ref& ref, const array_ref& indices,
+             const array_ref& distances, const nearest_settings& settings);
+void diffuse(const array_ref& field, std::int64_t steps, double coeff,
+             const array_ref* laplacian, const std::string& implementation);
+// The integrand by name: integrand_names() lists them.
+double integrate2d(const std::string& integrand, double x0, double x1, double y0, double y1,
+                   std::int64_t n, std::int64_t m, place where, const std::string& implementation);
+const std::vector<std::string>& integrand_names();
+double sum(const array_ref& x);
+double dot(const array_ref& x, const array_ref& y);
+double norm2(const array_ref& x);
+void gemm(double alpha, const array_ref& a, const array_ref& b, double beta, const array_ref& c,
+          const std::string& implementation);
+void matmul_colsum(const array_ref& a, const array_ref& b, const array_ref& out);
+
+struct cg_outcome {
+  std::int64_t iterations = 0;
+  double residual_norm = 0;
+  std::vector<double> residual_history;
+  bool converged = true;
+};
+// Dense a (rank 2), or CSR (indptr, indices, data) where indptr is given.
+cg_outcome cg(const array_ref* a, const array_ref* indptr, const array_ref* indices,
+              const array_ref* data, const array_ref& b, const array_ref& x, double tolerance,
+              std::int64_t max_iterations);
+
+// Kokkos' lifetime: initialise unless the process already did; finalise only what we started.
+void initialize();
+void finalize();
+bool is_initialized();
+
+// The GPU of this build ("cuda", "hip", or "" for a host-only build) and Kokkos' device on it.
+const char* device_backend();
+int device_id();
+// Device memory owned by a Python object (the runtime's allocator, not Kokkos', so that it may
+// outlive Kokkos at exit). zero: filled with zero bytes.
+void* device_allocate(std::size_t bytes, bool zero);
+void device_free(void* pointer) noexcept;
+// Waits for the work on a caller's stream (CUDA array interface or DLPack stream number).
+void wait_for_stream(std::uintptr_t stream);
+// The device a pointer lies on, or -1 where it is not device memory.
+int device_of(const void* pointer);
+
+}  // namespace kernwerk::python

@@ -1,0 +1,304 @@
+"""Kernwerk from Python: exact nearest neighbours on the sphere and the course workloads.
+
+Arrays are used where they lie, without copies:
+
+* host arrays (NumPy, or anything with the buffer protocol) are computed on by the host
+  (OpenMP or Serial);
+* GPU arrays (CuPy, PyTorch, Numba, JAX: anything with ``__cuda_array_interface__`` or
+  ``__dlpack__``) by the GPU, in a Kernwerk built for one.
+
+Any strides are taken (Fortran order, slices) except negative ones. Results come back as arrays
+of the kind of the first array argument on its device (a NumPy array for NumPy input, a CuPy
+array for CuPy input, a torch.Tensor on the same GPU for PyTorch input), or are written into
+``out=`` arrays the caller gives. Other inputs (lists) go through ``numpy.asarray``.
+
+Bad arguments raise ValueError naming the argument; nothing is written then. Kokkos is
+initialised on import unless the process already did, and finalised at exit.
+"""
+import atexit as _atexit
+
+from . import _core
+
+__version__ = getattr(_core, "__version__", "unknown")
+__all__ = ["nearest", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
+           "matmul_colsum", "cg", "NotConvergedError", "backend"]
+
+_core.initialize()
+_atexit.register(_core.finalize)
+
+
+class NotConvergedError(RuntimeError):
+    """kernwerk.cg ran out of iterations; ``info`` holds the iterations and residuals."""
+
+    def __init__(self, message, info):
+        super().__init__(message)
+        self.info = info
+
+
+def backend():
+    """The GPU backend of this build: "cuda", "hip", or "" (host only)."""
+    return _core.backend()
+
+
+def integrands():
+    """The names integrate2d takes for f."""
+    return list(_core.integrand_names())
+
+
+def _fail(function, argument, problem):
+    raise ValueError(f"kernwerk.{function}: {argument}: {problem}")
+
+
+def _integer(function, name, value, low, high=None):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        _fail(function, name, f"must be an integer, got {value!r}")
+    value = value.__index__()
+    if value < low or (high is not None and value > high):
+        _fail(function, name, f"must be {low} to {high}, got {value}" if high is not None
+              else f"must be at least {low}, got {value}")
+    return value
+
+
+def _real(function, name, value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        _fail(function, name, f"must be a number, got {value!r}")
+
+
+def _choice(function, name, value, choices):
+    if value not in choices:
+        _fail(function, name, f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _info(function, array, name):
+    """(where, shape, dtype) of the array argument `name` of `function`."""
+    return _core.array_info(array, function, name)
+
+
+def _library_of(array):
+    return type(array).__module__.split(".")[0]
+
+
+def _new_result(template, where, shape, dtype, zero=False):
+    """A result array Kernwerk can write: NumPy on the host, a DeviceArray on the GPU."""
+    if where == "host":
+        import numpy
+        return (numpy.zeros if zero else numpy.empty)(shape, dtype=dtype)
+    return _core.device_empty(list(shape), dtype, zero)
+
+
+def _as_kind_of(template, result):
+    """result (NumPy or DeviceArray) as an array of template's library, without a copy."""
+    library = _library_of(template)
+    if isinstance(result, _core.DeviceArray):
+        if library == "cupy":
+            import cupy
+            return cupy.asarray(result)
+        if library == "torch":
+            import torch
+            return torch.as_tensor(result, device=template.device)
+        if library == "numba":
+            from numba import cuda
+            return cuda.as_cuda_array(result)
+        if library in ("jax", "jaxlib"):
+            import jax.numpy
+            return jax.numpy.from_dlpack(result)
+        return result
+    if library in ("numpy", "builtins"):
+        return result
+    if library == "torch":
+        import torch
+        return torch.from_numpy(result)
+    try:
+        module = __import__(library)
+        return module.from_dlpack(result) if hasattr(module, "from_dlpack") else result
+    except ImportError:
+        return result
+
+
+def _outputs(function, out, count):
+    if out is None:
+        return None
+    if count == 1:
+        return out
+    if not isinstance(out, (tuple, list)) or len(out) != count:
+        _fail(function, "out", f"must be a tuple of {count} arrays")
+    return tuple(out)
+
+
+def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", method="auto",
+            implementation="auto", out=None, memory_budget=0):
+    """The k nearest reference points of every observation, exactly.
+
+    obs: (n, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
+        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64.
+    ref: (m, 2) or (m, 3) array of the same dtype and place (host or GPU) as obs.
+    k: 1 to 32 (and at most m).
+    radius: haversine distances are central angles times this (None: 1, i.e. radians).
+    method: "auto" (the library chooses), "brute" (every pair) or "indexed" (a spatial index
+        over ref, haversine only). All give the same answer.
+    implementation: "auto", "generic" (portable Kokkos) or "tuned" (the backend's own).
+    out: (indices, distances) to write into: int64 (n, k) and obs' dtype (n, k).
+    memory_budget: bytes a call may use for scratch (0: the library's choice).
+
+    Returns (indices, distances), each (n, k), nearest first; among reference points at the
+    same float64 distance the smallest index comes first. The neighbours are true nearest ones
+    when distances are evaluated in float64.
+    """
+    fn = "nearest"
+    where, shape, dtype = _info(fn, obs, "obs")
+    if len(shape) != 2:
+        _fail(fn, "obs", f"must be 2-D (n, 2) or (n, 3), got {len(shape)}-D")
+    k = _integer(fn, "k", k, 1, 32)
+    _, ref_shape, _ = _info(fn, ref, "ref")
+    if len(ref_shape) == 2 and k > ref_shape[0]:
+        _fail(fn, "k", f"{k} neighbours, but ref holds {ref_shape[0]} points")
+    radius = 1.0 if radius is None else _real(fn, "radius", radius)
+    _choice(fn, "metric", metric, ("haversine", "euclidean"))
+    _choice(fn, "method", method, ("auto", "brute", "indexed"))
+    _choice(fn, "implementation", implementation, ("auto", "generic", "tuned"))
+    memory_budget = _integer(fn, "memory_budget", memory_budget, 0)
+    given = _outputs(fn, out, 2)
+    if given is None:
+        indices = _new_result(obs, where, (shape[0], k), "int64")
+        distances = _new_result(obs, where, (shape[0], k), dtype)
+    else:
+        indices, distances = given
+    _core.nearest(obs, ref, indices, distances, metric, method, implementation, bool(degrees),
+                  radius, memory_budget)
+    if given is not None:
+        return given
+    return _as_kind_of(obs, indices), _as_kind_of(obs, distances)
+
+
+def diffuse(field, steps=1, coeff=0.25, laplacian=None, implementation="auto"):
+    """steps steps of field -= coeff * (4 f - its neighbours inside the grid), in place.
+
+    field: 2-D float32 or float64 array, updated where it lies (every step reads the whole
+        previous field). Stable for 0 <= coeff <= 0.25.
+    laplacian: None; True for a new array; or an array of field's shape to write into. It
+        receives the Laplacian of the field the last step started from.
+
+    Returns field, or (field, laplacian) when laplacian is not None.
+    """
+    fn = "diffuse"
+    steps = _integer(fn, "steps", steps, 0)
+    coeff = _real(fn, "coeff", coeff)
+    _choice(fn, "implementation", implementation, ("auto", "generic", "tuned"))
+    where, shape, dtype = _info(fn, field, "field")
+    made = laplacian is True
+    if made:
+        laplacian = _new_result(field, where, shape, dtype)
+    elif laplacian is False:
+        laplacian = None
+    _core.diffuse(field, steps, coeff, laplacian, implementation)
+    if laplacian is None:
+        return field
+    return field, (_as_kind_of(field, laplacian) if made else laplacian)
+
+
+def integrate2d(f, x0, x1, y0, y1, n, m=None, device=None, implementation="auto"):
+    """The midpoint-rule integral of f over [x0, x1] x [y0, y1] on n x m points.
+
+    f: the name of an integrand, as kernwerk.integrands() lists them: "sin(x+y)" (the course's),
+        "cos(x)*cos(y)", "exp(-(x^2+y^2))", "x*y" (spaces are ignored). Python callables are
+        not taken: they cannot run inside a GPU kernel.
+    m: points along y (None: n).
+    device: run on the GPU (None: where the build has one).
+    Sums are compensated float64 throughout. Returns a float.
+    """
+    fn = "integrate2d"
+    if not isinstance(f, str):
+        _fail(fn, "f", "must be an integrand's name, one of " + ", ".join(integrands()))
+    n = _integer(fn, "n", n, 1)
+    m = n if m is None else _integer(fn, "m", m, 1)
+    on_device = bool(_core.backend()) if device is None else bool(device)
+    _choice(fn, "implementation", implementation, ("auto", "generic", "tuned"))
+    return _core.integrate2d(f, _real(fn, "x0", x0), _real(fn, "x1", x1), _real(fn, "y0", y0),
+                             _real(fn, "y1", y1), n, m, on_device, implementation)
+
+
+def sum(x):  # noqa: A001 (kernwerk.sum, as numpy.sum)
+    """The sum of a 1-D float32 or float64 array, accumulated in compensated float64."""
+    return _core.sum(x)
+
+
+def dot(x, y):
+    """The dot product of two 1-D arrays of one dtype, in compensated float64."""
+    return _core.dot(x, y)
+
+
+def norm2(x):
+    """The Euclidean norm of a 1-D array, in float64 (scaled: no overflow or underflow)."""
+    return _core.norm2(x)
+
+
+def gemm(a, b, c=None, alpha=1.0, beta=0.0, implementation="auto"):
+    """c = alpha a b + beta c for 2-D arrays of one dtype; a new c (zeros) when c is None.
+
+    implementation: "auto", "generic", "tuned" or "vendor" (cuBLAS on CUDA, Eigen on the host).
+    Returns c.
+    """
+    fn = "gemm"
+    _choice(fn, "implementation", implementation, ("auto", "generic", "tuned", "vendor"))
+    alpha, beta = _real(fn, "alpha", alpha), _real(fn, "beta", beta)
+    made = c is None
+    if made:
+        where, a_shape, dtype = _info(fn, a, "a")
+        _, b_shape, _ = _info(fn, b, "b")
+        if len(a_shape) != 2 or len(b_shape) != 2:
+            _fail(fn, "a" if len(a_shape) != 2 else "b", "must be 2-D")
+        c = _new_result(a, where, (a_shape[0], b_shape[1]), dtype, zero=True)
+    _core.gemm(alpha, a, b, beta, c, implementation)
+    return _as_kind_of(a, c) if made else c
+
+
+def matmul_colsum(a, b, out=None):
+    """out[q] = sum_i (a b)[i, q] (the einsum "ij,jk->k") without forming a b. Returns out."""
+    fn = "matmul_colsum"
+    made = out is None
+    if made:
+        where, _, dtype = _info(fn, a, "a")
+        _, b_shape, _ = _info(fn, b, "b")
+        if len(b_shape) != 2:
+            _fail(fn, "b", f"must be 2-D, got {len(b_shape)}-D")
+        out = _new_result(a, where, (b_shape[1],), dtype)
+    _core.matmul_colsum(a, b, out)
+    return _as_kind_of(a, out) if made else out
+
+
+def cg(a, b, x0=None, tol=1e-8, max_iterations=0, out=None):
+    """Solves a x = b for symmetric positive-definite a by conjugate gradients.
+
+    a: a dense 2-D array, or a CSR matrix (anything with indptr, indices and data arrays, such
+        as scipy.sparse.csr_matrix or cupyx.scipy.sparse.csr_matrix; int32 or int64 indices).
+    b: 1-D array of a's dtype and place.
+    x0: the initial guess (None: zeros); it is not modified.
+    tol: stop when ||b - a x|| <= tol ||b||; max_iterations: 0 for the system's size.
+    out: a 1-D array to receive the solution (it is also where the iteration starts when x0
+        is None).
+
+    Returns (x, info); info is a dict of iterations, residual_norm (||r|| / ||b||) and
+    residual_history. Raises NotConvergedError (with .info) when the iterations run out, and
+    ValueError naming a when a is found not positive definite; x is not written then.
+    """
+    fn = "cg"
+    tol = _real(fn, "tol", tol)
+    max_iterations = _integer(fn, "max_iterations", max_iterations, 0)
+    where, b_shape, dtype = _info(fn, b, "b")
+    made = out is None
+    x = _new_result(b, where, b_shape, dtype, zero=True) if made else out
+    if x0 is not None:
+        if made:
+            x = _as_kind_of(b, x)
+            made = False
+        x[...] = x0
+    converged, iterations, residual, history = _core.cg(a, b, x, tol, max_iterations)
+    info = {"iterations": iterations, "residual_norm": residual, "residual_history": history}
+    if not converged:
+        raise NotConvergedError(
+            f"kernwerk.cg: no convergence in {iterations} steps: ||r|| / ||b|| = {residual:g} "
+            f"> tol {tol:g}", info)
+    return (_as_kind_of(b, x) if made else x), info

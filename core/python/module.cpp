@@ -1,0 +1,184 @@
+// kernwerk._core: the calls of calls.hpp over Python arrays. The public functions, their
+// defaults and the allocation of results in the caller's kind of array are in kernwerk/__init__.py.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <initializer_list>
+#include <new>
+#include <utility>
+
+#include "arrays.hpp"
+#include "calls.hpp"
+#include "kernwerk/error.hpp"
+
+namespace py = pybind11;
+using namespace kernwerk::python;
+
+namespace {
+
+using renames = std::initializer_list<std::pair<const char*, const char*>>;
+
+// The C++ API names its arguments its own way ("observations", "options.radius"); a Python
+// caller is told the name it passed.
+std::string python_name(const std::string& cpp_name, renames names) {
+  for (const auto& [from, to] : names)
+    if (cpp_name == from) return to;
+  return cpp_name;
+}
+
+// Runs body() without the GIL; Kernwerk's exceptions become Python ones named for `function`.
+template <class Body>
+auto translated(const char* function, renames names, Body&& body) {
+  const auto value_error = [&](const std::string& argument, const std::exception& e) {
+    // "kernwerk::fn: argument: problem" -> "kernwerk.function: python_argument: problem"
+    const std::string text = e.what();
+    const std::string marker = ": " + argument + ": ";
+    const auto at = text.find(marker);
+    const std::string problem = at == std::string::npos ? text : text.substr(at + marker.size());
+    return py::value_error(std::string("kernwerk.") + function + ": " +
+                           python_name(argument, names) + ": " + problem);
+  };
+  try {
+    py::gil_scoped_release unlocked;
+    return body();
+  } catch (const kernwerk::invalid_argument& e) {
+    throw value_error(e.argument(), e);
+  } catch (const kernwerk::unsupported& e) {
+    throw value_error(e.argument(), e);
+  } catch (const std::bad_alloc&) {
+    throw std::bad_alloc();  // MemoryError
+  } catch (const kernwerk::error& e) {
+    throw std::runtime_error(std::string("kernwerk.") + function + ": " + e.what());
+  }
+}
+
+// An optional array argument (None: absent).
+struct optional_array {
+  array_ref ref;
+  bool present = false;
+  const array_ref* get() const { return present ? &ref : nullptr; }
+};
+optional_array describe_optional(py::handle object, const char* name, bool writable, borrowed& keep) {
+  optional_array a;
+  if (object.is_none()) return a;
+  a.ref = describe(object, name, writable, keep);
+  a.present = true;
+  return a;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Kernwerk's compiled core; use the functions of the package kernwerk.";
+#ifdef KERNWERK_VERSION
+  m.attr("__version__") = KERNWERK_VERSION;
+#endif
+  bind_device_array(m);
+
+  m.def("initialize", &initialize);
+  m.def("finalize", &finalize);
+  m.def("is_initialized", &is_initialized);
+  m.def("backend", [] { return std::string(device_backend()); });
+  m.def("integrand_names", &integrand_names);
+
+  m.def("array_info", [](py::handle object, const std::string& function, const std::string& name) {
+    borrowed keep(function);
+    const array_ref a = describe(object, name, false, keep);
+    py::tuple shape(a.rank);
+    for (int d = 0; d < a.rank; ++d) shape[d] = a.extent[d];
+    return py::make_tuple(a.where == place::host ? "host" : "device", shape, dtype_name(a.type));
+  });
+  m.def("device_empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, bool zero) {
+    return new device_array(shape, element_of(dtype, "dtype"), zero);
+  }, py::arg("shape"), py::arg("dtype"), py::arg("zero") = false);
+
+  m.def("nearest", [](py::handle obs, py::handle ref, py::handle indices, py::handle distances,
+                      const std::string& metric, const std::string& method,
+                      const std::string& implementation, bool degrees, double radius,
+                      std::int64_t memory_budget) {
+    borrowed keep("nearest");
+    const array_ref o = describe(obs, "obs", false, keep), r = describe(ref, "ref", false, keep);
+    const array_ref i = describe(indices, "out[0]", true, keep);
+    const array_ref d = describe(distances, "out[1]", true, keep);
+    const nearest_settings settings{metric, method, implementation, degrees, radius, memory_budget};
+    translated("nearest", {{"observations", "obs"}, {"references", "ref"}, {"indices", "out[0]"},
+                           {"distances", "out[1]"}, {"options.radius", "radius"},
+                           {"options.units", "degrees"}, {"options.memory_budget", "memory_budget"}},
+               [&] { nearest(o, r, i, d, settings); });
+  });
+
+  m.def("diffuse", [](py::handle field, std::int64_t steps, double coeff, py::handle laplacian,
+                      const std::string& implementation) {
+    borrowed keep("diffuse");
+    const array_ref f = describe(field, "field", true, keep);
+    const optional_array lap = describe_optional(laplacian, "laplacian", true, keep);
+    translated("diffuse", {{"options.coeff", "coeff"}},
+               [&] { diffuse(f, steps, coeff, lap.get(), implementation); });
+  });
+
+  m.def("integrate2d", [](const std::string& f, double x0, double x1, double y0, double y1,
+                          std::int64_t n, std::int64_t m, bool device, const std::string& implementation) {
+    return translated("integrate2d", {}, [&] {
+      return integrate2d(f, x0, x1, y0, y1, n, m, device ? place::device : place::host, implementation);
+    });
+  });
+
+  m.def("sum", [](py::handle x) {
+    borrowed keep("sum");
+    const array_ref a = describe(x, "x", false, keep);
+    return translated("sum", {}, [&] { return sum(a); });
+  });
+  m.def("dot", [](py::handle x, py::handle y) {
+    borrowed keep("dot");
+    const array_ref a = describe(x, "x", false, keep), b = describe(y, "y", false, keep);
+    return translated("dot", {}, [&] { return dot(a, b); });
+  });
+  m.def("norm2", [](py::handle x) {
+    borrowed keep("norm2");
+    const array_ref a = describe(x, "x", false, keep);
+    return translated("norm2", {}, [&] { return norm2(a); });
+  });
+
+  m.def("gemm", [](double alpha, py::handle a, py::handle b, double beta, py::handle c,
+                   const std::string& implementation) {
+    borrowed keep("gemm");
+    const array_ref ra = describe(a, "a", false, keep), rb = describe(b, "b", false, keep);
+    const array_ref rc = describe(c, "c", true, keep);
+    translated("gemm", {}, [&] { gemm(alpha, ra, rb, beta, rc, implementation); });
+  });
+  m.def("matmul_colsum", [](py::handle a, py::handle b, py::handle out) {
+    borrowed keep("matmul_colsum");
+    const array_ref ra = describe(a, "a", false, keep), rb = describe(b, "b", false, keep);
+    const array_ref ro = describe(out, "out", true, keep);
+    translated("matmul_colsum", {}, [&] { matmul_colsum(ra, rb, ro); });
+  });
+
+  // a: a dense matrix, or a CSR matrix (anything with indptr, indices and data).
+  m.def("cg", [](py::handle a, py::handle b, py::handle x, double tolerance,
+                 std::int64_t max_iterations) {
+    borrowed keep("cg");
+    optional_array dense, indptr, indices, data;
+    const auto required = [&](optional_array& into, py::handle object, const char* name) {
+      into.ref = describe(object, name, false, keep);
+      into.present = true;
+    };
+    if (py::hasattr(a, "indptr")) {
+      required(indptr, a.attr("indptr"), "a.indptr");
+      required(indices, a.attr("indices"), "a.indices");
+      required(data, a.attr("data"), "a.data");
+    } else {
+      required(dense, a, "a");
+    }
+    const array_ref rb = describe(b, "b", false, keep), rx = describe(x, "out", true, keep);
+    const cg_outcome outcome = translated(
+        "cg", {{"x", "out"}, {"a.row_starts", "a.indptr"}, {"a.columns", "a.indices"},
+               {"a.values", "a.data"}, {"options.tolerance", "tol"},
+               {"options.max_iterations", "max_iterations"}},
+        [&] {
+          return cg(dense.get(), indptr.get(), indices.get(), data.get(), rb, rx, tolerance,
+                    max_iterations);
+        });
+    return py::make_tuple(outcome.converged, outcome.iterations, outcome.residual_norm,
+                          outcome.residual_history);
+  });
+}

@@ -1,0 +1,276 @@
+"""kernwerk from Python on NumPy arrays, against NumPy float64 references."""
+import math
+
+import numpy as np
+import pytest
+
+import kernwerk as kw
+
+from references import haversine_matrix, check_neighbours, sphere_points, diffuse_reference
+
+RNG = np.random.default_rng(20261125)
+
+
+# ---- nearest --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("k", [1, 3, 32])
+@pytest.mark.parametrize("method", ["auto", "brute", "indexed"])
+def test_nearest_uniform(dtype, k, method):
+    obs, ref = sphere_points(RNG, 700, dtype), sphere_points(RNG, 400, dtype)
+    indices, distances = kw.nearest(obs, ref, k=k, method=method)
+    assert isinstance(indices, np.ndarray) and indices.dtype == np.int64
+    assert distances.dtype == np.dtype(dtype) and indices.shape == distances.shape == (700, k)
+    check_neighbours(obs, ref, indices, distances, k)
+
+
+def test_nearest_adversarial_layouts():
+    """Poles, the date line, antipodes and duplicates (ties go to the smallest index)."""
+    ref = np.array([[math.pi / 2, 0.0], [-math.pi / 2, 1.0], [0.0, math.pi], [0.0, -math.pi],
+                    [0.3, 0.2], [0.3, 0.2], [0.0, 0.0], [0.3, 0.2]])
+    obs = np.array([[math.pi / 2, 2.0], [-math.pi / 2, -3.0], [0.0, math.pi - 1e-9],
+                    [0.0, -math.pi + 1e-9], [0.3, 0.2], [0.0, 0.0], [-0.3, 0.2 - math.pi]])
+    indices, distances = kw.nearest(obs, ref, k=3)
+    check_neighbours(obs, ref, indices, distances, 3)
+    # the duplicated point 4 = 5 = 7: its copies in index order
+    assert list(indices[4]) == [4, 5, 7]
+    assert indices[0, 0] == 0 and indices[1, 0] == 1
+
+
+def test_nearest_clustered_and_single_reference():
+    centre = np.array([0.7, -2.0])
+    ref = centre + RNG.normal(scale=1e-4, size=(500, 2))
+    obs = np.vstack([centre + RNG.normal(scale=1e-3, size=(300, 2)), sphere_points(RNG, 50)])
+    indices, distances = kw.nearest(obs, ref, k=8)
+    check_neighbours(obs, ref, indices, distances, 8)
+    one = kw.nearest(obs, ref[:1])
+    assert (one[0] == 0).all()
+    assert np.allclose(one[1][:, 0], haversine_matrix(obs, ref[:1])[:, 0], rtol=1e-12, atol=1e-15)
+
+
+def test_nearest_degrees_radius_and_strided_inputs():
+    obs, ref = sphere_points(RNG, 300), sphere_points(RNG, 200)
+    radians = kw.nearest(obs, ref, k=2)
+    wide = np.zeros((600, 5))
+    wide[::2, 3:] = np.degrees(obs)  # strided rows, columns at an offset
+    fortran = np.asfortranarray(np.degrees(ref))
+    degrees = kw.nearest(wide[::2, 3:], fortran, k=2, degrees=True, radius=6371.0)
+    assert (degrees[0] == radians[0]).all()
+    assert np.allclose(degrees[1], 6371.0 * radians[1], rtol=1e-12)
+
+
+def test_nearest_euclidean():
+    for dimension in (2, 3):
+        obs, ref = RNG.uniform(-5, 5, (400, dimension)), RNG.uniform(-5, 5, (300, dimension))
+        indices, distances = kw.nearest(obs, ref, k=4, metric="euclidean")
+        true = np.sqrt(((obs[:, None, :] - ref[None, :, :]) ** 2).sum(-1))
+        best = np.sort(true, axis=1)[:, :4]
+        assert np.allclose(distances, best, rtol=1e-12, atol=1e-14)
+        assert np.allclose(np.take_along_axis(true, indices, 1), best, rtol=1e-12, atol=1e-14)
+
+
+def test_nearest_out_arrays_are_written_in_place():
+    obs, ref = sphere_points(RNG, 100), sphere_points(RNG, 50)
+    indices, distances = np.full((100, 2), -1, np.int64), np.full((100, 2), -1.0)
+    returned = kw.nearest(obs, ref, k=2, out=(indices, distances))
+    assert returned[0] is indices and returned[1] is distances
+    check_neighbours(obs, ref, indices, distances, 2)
+
+
+def test_nearest_list_input_and_generic_implementation():
+    obs, ref = [[0.1, 0.2], [0.5, -1.0]], [[0.1, 0.25], [0.4, -1.0], [-1.0, 3.0]]
+    for implementation in ("generic", "auto"):
+        indices, _ = kw.nearest(obs, ref, implementation=implementation)
+        assert list(indices[:, 0]) == [0, 1]
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda o, r: kw.nearest(o, r, k=0), "k"),
+    (lambda o, r: kw.nearest(o, r, k=33), "k"),
+    (lambda o, r: kw.nearest(o, r[:2], k=3), "k"),
+    (lambda o, r: kw.nearest(o, r, k=1.5), "k"),
+    (lambda o, r: kw.nearest(o, r, metric="manhattan"), "metric"),
+    (lambda o, r: kw.nearest(o, r, method="tree"), "method"),
+    (lambda o, r: kw.nearest(o, r, radius=-1.0), "radius"),
+    (lambda o, r: kw.nearest(o, r, radius="far"), "radius"),
+    (lambda o, r: kw.nearest(o[:, :1], r), "obs"),
+    (lambda o, r: kw.nearest(o[:0], r), "obs"),
+    (lambda o, r: kw.nearest(o, r[:0]), "k"),
+    (lambda o, r: kw.nearest(o.astype(np.float32), r), "ref"),
+    (lambda o, r: kw.nearest(o.astype(np.int64), r.astype(np.int64)), "obs"),
+    (lambda o, r: kw.nearest(o[::-1], r), "obs"),
+    (lambda o, r: kw.nearest(o.ravel(), r), "obs"),
+    (lambda o, r: kw.nearest(np.where(np.arange(len(o))[:, None] == 3, np.nan, o), r), "obs"),
+    (lambda o, r: kw.nearest(o + np.array([2.0, 0.0]), r), "obs"),
+    (lambda o, r: kw.nearest(o, r, degrees=True, metric="euclidean"), "degrees"),
+    (lambda o, r: kw.nearest(o, r, out=np.zeros((10, 1))), "out"),
+    (lambda o, r: kw.nearest(o, r, out=(np.zeros((10, 1)), np.zeros((10, 1)))), "out[0]"),
+    (lambda o, r: kw.nearest(o, r, out=(np.zeros((5, 1), np.int64), np.zeros((10, 1)))), "out[0]"),
+])
+def test_nearest_bad_arguments_name_them(call, argument):
+    obs, ref = sphere_points(RNG, 10), sphere_points(RNG, 20)
+    with pytest.raises(ValueError, match=rf"kernwerk\.nearest: {argument.replace('[', '.').replace(']', '.')}: "):
+        call(obs, ref)
+
+
+def test_nearest_writes_nothing_on_error():
+    obs, ref = sphere_points(RNG, 10), sphere_points(RNG, 20)
+    obs[7, 0] = 3.0  # latitude out of range
+    indices, distances = np.full((10, 1), -7, np.int64), np.full((10, 1), -7.0)
+    with pytest.raises(ValueError, match="obs"):
+        kw.nearest(obs, ref, out=(indices, distances))
+    assert (indices == -7).all() and (distances == -7.0).all()
+
+
+def test_nearest_read_only_and_aliased_outputs():
+    obs, ref = sphere_points(RNG, 10), sphere_points(RNG, 20)
+    indices, distances = np.zeros((10, 1), np.int64), np.zeros((10, 1))
+    distances.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out.1.: is read-only"):
+        kw.nearest(obs, ref, out=(indices, distances))
+    with pytest.raises(ValueError, match=r"shares memory"):
+        kw.nearest(obs, ref, out=(indices, obs[:, :1]))
+
+
+# ---- the other workloads ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_diffuse_in_place_with_laplacian(order):
+    field = np.asarray(RNG.uniform(0, 1, (33, 47)), order=order)
+    expected, expected_laplacian = diffuse_reference(field.copy(), 5, 0.2)
+    result, laplacian = kw.diffuse(field, steps=5, coeff=0.2, laplacian=True)
+    assert result is field
+    assert np.allclose(field, expected, rtol=1e-13, atol=1e-14)
+    assert np.allclose(laplacian, expected_laplacian, rtol=1e-13, atol=1e-14)
+    single = field.astype(np.float32)
+    kw.diffuse(single, steps=3)
+    assert np.allclose(single, diffuse_reference(field.copy(), 3, 0.25)[0], rtol=1e-5, atol=1e-6)
+
+
+def test_diffuse_bad_arguments():
+    with pytest.raises(ValueError, match=r"kernwerk\.diffuse: steps: "):
+        kw.diffuse(np.zeros((4, 4)), steps=-1)
+    read_only = np.zeros((4, 4))
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match=r"kernwerk\.diffuse: field: is read-only"):
+        kw.diffuse(read_only)
+    with pytest.raises(ValueError, match=r"kernwerk\.diffuse: laplacian: "):
+        kw.diffuse(np.zeros((4, 4)), laplacian=np.zeros((3, 4)))
+    with pytest.raises(ValueError, match=r"kernwerk\.diffuse: coeff: "):
+        kw.diffuse(np.zeros((4, 4)), coeff=float("nan"))
+
+
+def test_integrate2d_against_closed_forms():
+    assert abs(kw.integrate2d("sin(x + y)", 0, math.pi, 0, math.pi, 2000)) < 1e-12
+    h = 1.0 / 400
+    midpoints = (np.arange(400) + 0.5) * h
+    gaussian = np.exp(-(midpoints[:, None] ** 2 + midpoints[None, :] ** 2)).sum() * h * h
+    assert kw.integrate2d("exp(-(x^2+y^2))", 0, 1, 0, 1, 400) == pytest.approx(gaussian, rel=1e-13)
+    assert kw.integrate2d("cos(x)*cos(y)", 0, 1, 0, 1, 1000, 1200) == pytest.approx(
+        math.sin(1) ** 2, rel=1e-6)
+    assert kw.integrate2d("x*y", 0, 1, 0, 2, 10, 20) == pytest.approx(1.0, rel=1e-14)
+    assert set(kw.integrands()) >= {"sin(x+y)", "x*y"}
+    with pytest.raises(ValueError, match=r"kernwerk\.integrate2d: f: "):
+        kw.integrate2d(math.sin, 0, 1, 0, 1, 10)
+    with pytest.raises(ValueError, match=r"kernwerk\.integrate2d: f: 'tan\(x\)' is not one of"):
+        kw.integrate2d("tan(x)", 0, 1, 0, 1, 10)
+    with pytest.raises(ValueError, match=r"kernwerk\.integrate2d: x1: "):
+        kw.integrate2d("x*y", 0, float("inf"), 0, 1, 10)
+    with pytest.raises(ValueError, match=r"kernwerk\.integrate2d: n: "):
+        kw.integrate2d("x*y", 0, 1, 0, 1, 0)
+
+
+def test_reductions():
+    x = RNG.normal(size=10001)
+    y = RNG.normal(size=10001)
+    assert kw.sum(x) == pytest.approx(math.fsum(x), rel=1e-15, abs=1e-12)
+    assert kw.sum(x[::3]) == pytest.approx(math.fsum(x[::3]), rel=1e-15, abs=1e-12)
+    assert kw.dot(x, y) == pytest.approx(math.fsum(x * y), rel=1e-13)
+    assert kw.norm2(x.astype(np.float32)) == pytest.approx(
+        math.sqrt(math.fsum(x.astype(np.float32).astype(np.float64) ** 2)), rel=1e-12)
+    assert kw.sum(np.zeros(0)) == 0.0
+    with pytest.raises(ValueError, match=r"kernwerk\.dot: y: "):
+        kw.dot(x, y[:10])
+    with pytest.raises(ValueError, match=r"x: must be 1-D"):
+        kw.sum(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("dtype, tolerance", [("float64", 1e-12), ("float32", 1e-4)])
+def test_gemm_and_matmul_colsum(dtype, tolerance):
+    a = RNG.normal(size=(37, 21)).astype(dtype)
+    b = np.asfortranarray(RNG.normal(size=(21, 15)).astype(dtype))
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.allclose(kw.gemm(a, b), exact, rtol=tolerance, atol=tolerance)
+    c = np.ones((37, 15), dtype)
+    returned = kw.gemm(a, b, c, alpha=2.0, beta=-1.0, implementation="generic")
+    assert returned is c
+    assert np.allclose(c, 2 * exact - 1, rtol=tolerance, atol=tolerance)
+    assert np.allclose(kw.matmul_colsum(a, b), exact.sum(0), rtol=tolerance, atol=10 * tolerance)
+    with pytest.raises(ValueError, match=r"kernwerk\.gemm: "):
+        kw.gemm(a, b[:5])
+    with pytest.raises(ValueError, match=r"kernwerk\.gemm: implementation: "):
+        kw.gemm(a, b, implementation="fast")
+
+
+class CSR:
+    """What scipy.sparse.csr_matrix offers kernwerk.cg, built here from a dense matrix."""
+
+    def __init__(self, dense, index_dtype):
+        rows, columns = np.nonzero(dense)
+        self.indptr = np.searchsorted(rows, np.arange(dense.shape[0] + 1)).astype(index_dtype)
+        self.indices = columns.astype(index_dtype)
+        self.data = dense[rows, columns]
+        self.shape = dense.shape
+
+
+def poisson_1d(n):
+    return 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_cg_dense_and_csr(index_dtype):
+    n = 60
+    a = poisson_1d(n) + 0.1 * np.eye(n)
+    b = RNG.normal(size=n)
+    exact = np.linalg.solve(a, b)
+    x, info = kw.cg(a, b, tol=1e-12)
+    assert np.allclose(x, exact, rtol=1e-9, atol=1e-10)
+    assert info["residual_norm"] <= 1e-12 and info["iterations"] >= 1
+    assert len(info["residual_history"]) == info["iterations"] + 1
+    x0 = exact + 1e-3
+    x_csr, _ = kw.cg(CSR(a, index_dtype), b, x0=x0, tol=1e-12)
+    assert np.allclose(x_csr, exact, rtol=1e-9, atol=1e-10)
+    assert (x0 == exact + 1e-3).all()  # the guess is not modified
+    out = np.zeros(n)
+    returned, _ = kw.cg(a, b, out=out, tol=1e-12)
+    assert returned is out and np.allclose(out, exact, rtol=1e-9, atol=1e-10)
+
+
+def test_cg_failures():
+    n = 40
+    b = RNG.normal(size=n)
+    with pytest.raises(kw.NotConvergedError) as caught:
+        kw.cg(poisson_1d(n), b, tol=1e-14, max_iterations=3)
+    assert caught.value.info["iterations"] == 3
+    with pytest.raises(ValueError, match=r"kernwerk\.cg: a: is not positive definite"):
+        kw.cg(-np.eye(n), b)
+    with pytest.raises(ValueError, match=r"kernwerk\.cg: a: shape \(40, 40\) is not \(n, n\)"):
+        kw.cg(np.eye(n), b[:5])
+    bad = CSR(np.eye(n), np.int64)
+    bad.indices = bad.indices.astype(np.int32)
+    with pytest.raises(ValueError, match=r"kernwerk\.cg: a\.indices: "):
+        kw.cg(bad, b)
+    with pytest.raises(ValueError, match=r"kernwerk\.cg: tol: "):
+        kw.cg(np.eye(n), b, tol=-1)
+
+
+def test_device_arrays_are_refused_by_a_host_build():
+    if kw.backend():
+        pytest.skip("a GPU build")
+
+    class FakeDeviceArray:
+        __cuda_array_interface__ = {"shape": (3, 2), "typestr": "<f8", "data": (4096, False),
+                                    "version": 3}
+
+    with pytest.raises(ValueError, match=r"obs: is a GPU array, but this Kernwerk build has no GPU"):
+        kw.nearest(FakeDeviceArray(), np.zeros((3, 2)))

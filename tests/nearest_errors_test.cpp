@@ -245,6 +245,29 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: tuned where the build has none is an error",
 }
 TEST_CASE_TEMPLATE_APPLY(tuned_missing, enabled_spaces);
 
+// An output right after the last element of a strided input, in the same allocation, does not
+// overlap it (Kokkos' span() of the input reaches past its last element and once said so);
+// one over an element of the input does.
+TEST_CASE("nearest: outputs beside a strided input are not taken for overlapping it") {
+  using host = Kokkos::DefaultHostExecutionSpace;
+  using strided = Kokkos::View<double**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  using vector = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  Kokkos::View<double*, Kokkos::HostSpace> block("block", 24);
+  for (std::size_t i = 0; i < block.extent(0); ++i) block(i) = 0.01 * double(i);
+  // columns 3 and 4 of the two rows of a 2 x 10 row-major array: elements 3, 4, 13, 14
+  const strided observations(block.data() + 3, Kokkos::LayoutStride(2, 10, 2, 1));
+  Kokkos::View<double**, Kokkos::HostSpace> references("references", 3, 2);
+  Kokkos::deep_copy(references, 0.5);
+  references(1, 0) = 0.1;
+  Kokkos::View<std::int64_t*, Kokkos::HostSpace> indices("indices", 2);
+  const vector beside(block.data() + 15, 2);  // elements 15, 16: after the input's last
+  CHECK_NOTHROW(kernwerk::nearest(host(), observations, references, indices, beside));
+  CHECK(indices(0) == 1);
+  const vector over(block.data() + 13, 2);  // element 13 is the second observation's latitude
+  CHECK_THROWS_WITH(kernwerk::nearest(host(), observations, references, indices, over),
+                    doctest::Contains("distances: shares memory with observations"));
+}
+
 TEST_CASE("option names parse and reject unknown words") {
   CHECK(parse_metric("haversine", "--metric") == metric_kind::haversine);
   CHECK(parse_metric("euclidean", "--metric") == metric_kind::euclidean);

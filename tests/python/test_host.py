@@ -77,6 +77,17 @@ def test_nearest_out_arrays_are_written_in_place():
     check_neighbours(obs, ref, indices, distances, 2)
 
 
+def test_nearest_out_beside_a_strided_input_in_one_allocation():
+    block = np.arange(24) * 0.01
+    obs = block[:20].reshape(2, 10)[:, 3:5]  # elements 3, 4, 13, 14
+    ref = np.array([[0.5, 0.5], [0.1, 0.5], [0.5, 0.1]])
+    indices = np.zeros((2, 1), np.int64)
+    kw.nearest(obs, ref, out=(indices, block[15:17].reshape(2, 1)))  # right after obs' last
+    check_neighbours(obs, ref, indices, block[15:17].reshape(2, 1), 1)
+    with pytest.raises(ValueError, match=r"out\[1\]: shares memory with obs"):
+        kw.nearest(obs, ref, out=(indices, block[13:15].reshape(2, 1)))
+
+
 def test_nearest_list_input_and_generic_implementation():
     obs, ref = [[0.1, 0.2], [0.5, -1.0]], [[0.1, 0.25], [0.4, -1.0], [-1.0, 3.0]]
     for implementation in ("generic", "auto"):

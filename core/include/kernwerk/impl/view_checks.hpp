@@ -12,12 +12,17 @@
 
 namespace kernwerk::impl {
 
-// Byte range a View occupies; empty Views occupy nothing.
+// Byte range a View occupies: from its first element to the end of its last; empty Views
+// occupy nothing. (Not span(): for LayoutStride, Kokkos gives the largest extent times stride,
+// which for a view at an offset inside its allocation, such as columns 3 and 4 of every other
+// row, reaches past the allocation's end, into whatever lies beside it.)
 template <class View>
 std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& view) {
   auto begin = reinterpret_cast<std::uintptr_t>(view.data());
-  if (view.data() == nullptr || view.span() == 0) return {begin, begin};
-  return {begin, begin + view.span() * sizeof(typename View::value_type)};
+  if (view.data() == nullptr || view.size() == 0) return {begin, begin};
+  std::size_t last = 0;
+  for (unsigned r = 0; r < unsigned(View::rank); ++r) last += (view.extent(r) - 1) * view.stride(r);
+  return {begin, begin + (last + 1) * sizeof(typename View::value_type)};
 }
 
 template <class A, class B>

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The record of a GPU machine in one run: the CUDA test suites (also under compute-sanitizer), the measured ceilings,
+# The record of a GPU machine in one run: the CUDA test suites (also under compute-sanitizer), the
+# Python module's tests and timing, the measured ceilings,
 # kernwerk's nearest-neighbour variants (inputs on the device, then on the host through the
 # chunk pipeline), repeated small calls, and its other workloads, and the peers (the course's Numba kernels, CuPy,
 # PyTorch; ArborX where a binary of its peer program is given). Results go to OUTDIR in
@@ -10,7 +11,9 @@
 #
 # KERNWERK_RECORD_STEPS="tests nearest ..." runs only the steps named (default: all of them).
 #
-# Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`.
+# Run from the repository root with build/cuda/bin built by `./kw build --backend cuda`, and
+# build/cuda/python for the machine's python3 (configure with -DPython_EXECUTABLE= an
+# interpreter of its version: the GPU machines run Python 3.12).
 # ARBORX_PEER: kernwerk_peer_arborx (perf/arborx_peer.cpp), built beside the project against an
 # ArborX 2.x installation (-DKERNWERK_PERF_ARBORX=ON -DArborX_ROOT=...); it times every layout
 # and k and writes its own record.
@@ -66,6 +69,11 @@ step layouts "$bin/kernwerk_bench_nearest" --machine "$machine" --sizes 20x14,24
   --variants brute,indexed,auto --layouts all --k 1,2,8,32 --repeat 5 \
   --json "$out/layouts-cuda-$machine.json"
 step peers python3 perf/peers_gpu.py --machine "$machine" --json "$out/nearest-peers-cuda-$machine.json"
+# The Python module (build/cuda/python, built for this machine's python3): its tests on CuPy,
+# PyTorch and NumPy arrays, and kernwerk.nearest on CuPy arrays beside the course's peers.
+step python_tests env PYTHONPATH=build/cuda/python python3 tests/python/run_tests.py -v
+step python_nearest env PYTHONPATH=build/cuda/python python3 perf/python_nearest.py --machine "$machine" \
+  --repeat 15 --json "$out/python-nearest-cuda-$machine.json"
 step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full --repeat 5 \
   --json "$out/workloads-cuda-$machine.json"
 step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
@@ -78,6 +86,7 @@ grep -H "SUMMARY" "$out"/{memcheck,initcheck,synccheck,racecheck}.log 2>/dev/nul
 python3 - "$out" <<'EOF'
 import glob, json, sys
 for path in sorted(glob.glob(f"{sys.argv[1]}/nearest-*.json") + glob.glob(f"{sys.argv[1]}/knn-*.json") +
+                   glob.glob(f"{sys.argv[1]}/python-nearest-*.json") +
                    glob.glob(f"{sys.argv[1]}/layouts-*.json")):
     for r in json.load(open(path))["results"]:
         print(f"{r.get('layout', ''):<10} {r['variant']:<28} 2^{r['observations'].bit_length() - 1}x2^{r['references'].bit_length() - 1} k {r.get('k', 1):<2}"

@@ -22,7 +22,8 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->"),
           "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
           "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
-          "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->")}
+          "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->"),
+          "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->")}
 
 
 def load(pattern):
@@ -221,6 +222,27 @@ def knn_table():
     return "\n".join(lines)
 
 
+def python_table():
+    """kernwerk.nearest from Python on CuPy arrays beside the course's Numba kernel and CuPy in
+    one run (python-nearest-*.json, perf/python_nearest.py): kernwerk with its results left on
+    the GPU and with the indices copied to the host ("+get"), as the peers' times include."""
+    columns = ["kernwerk-python-cupy-f32", "kernwerk-python-cupy-f32+get", "kernwerk-python-cupy-f64",
+               "kernwerk-python-cupy-f64+get", "numba-course", "cupy-broadcast"]
+    lines = [
+        "| machine | observations x references | kernwerk f32 | f32 +get | kernwerk f64 | f64 +get | Numba (course) | CuPy broadcast | record |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in load(os.path.join(RESULTS, "python-nearest-*.json")):
+        cases = {}
+        for r in run["results"]:
+            cases.setdefault((r["observations"], r["references"]), {})[r["variant"]] = r
+        for (n, m), by_variant in cases.items():
+            cells = [f"{median_shown(by_variant[c])} ({by_variant[c]['wrong_of_256']})" if c in by_variant else "-"
+                     for c in columns]
+            lines.append(f"| {run['machine']} | {power_size(n, m)} | {' | '.join(cells)} | `{run['file']}` |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -229,7 +251,7 @@ if __name__ == "__main__":
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
                        ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
-                       ("knn", knn_table)):
+                       ("knn", knn_table), ("python", python_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

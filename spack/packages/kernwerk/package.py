@@ -31,6 +31,7 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     variant("eigen", default=True, description="gemm's vendor path on host spaces through Eigen")
     variant("tests", default=False, description="Build the doctest suites")
     variant("mpi", default=False, description="kernwerk::mpi (Kernwerk::kernwerk_mpi): nearest neighbours over MPI ranks")
+    variant("python", default=False, description="The Python module kernwerk (pybind11; NumPy, CuPy, PyTorch arrays)")
 
     conflicts("+cuda", when="+rocm", msg="one GPU backend at a time")
     conflicts("~openmp~serial~cuda~rocm", msg="Kokkos needs at least one execution space")
@@ -46,6 +47,10 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("eigen@3.3:", when="+eigen")
     depends_on("doctest", type=("build", "test"), when="+tests")
     depends_on("mpi", when="+mpi")
+    extends("python", when="+python")
+    depends_on("python@3.8:", type=("build", "link", "run"), when="+python")
+    depends_on("py-pybind11@2.6:", type="build", when="+python")
+    depends_on("py-numpy", type="run", when="+python")  # host results are NumPy arrays
 
     depends_on("kokkos@3.4:5")
     depends_on("kokkos+openmp", when="+openmp")
@@ -72,7 +77,11 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("KERNWERK_ENABLE_MPI", "mpi"),
             self.define("KERNWERK_ENABLE_APPS", True),
             self.define("Kokkos_ROOT", spec["kokkos"].prefix),
+            self.define("KERNWERK_ENABLE_PYTHON", spec.satisfies("+python")),
         ]
+        if spec.satisfies("+python"):  # into the prefix's site directory, which spack puts on PYTHONPATH
+            args.append(self.define("Python_EXECUTABLE", spec["python"].command.path))
+            args.append(self.define("KERNWERK_PYTHON_INSTALL_DIR", spec["python"].package.platlib))
         if spec.satisfies("+cuda"):  # Kokkos 3.x and 4.x compile CUDA through nvcc_wrapper
             args.append(self.define("CMAKE_CXX_COMPILER", spec["kokkos"].kokkos_cxx))
         if spec.satisfies("+rocm"):

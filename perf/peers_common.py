@@ -12,6 +12,15 @@ def uniform_sphere(count, random):
     return np.stack([np.arcsin(random.uniform(-1, 1, count)), np.pi * random.uniform(-1, 1, count)], 1)
 
 
+def point_sets(sizes, random):
+    """(n, m, observations, references) for each LOGNxLOGM of sizes ("16x13,24x14"), drawn from
+    random when the loop reaches them."""
+    for size in sizes.split(","):
+        log_n, log_m = (int(v) for v in size.split("x"))
+        n, m = 1 << log_n, 1 << log_m
+        yield n, m, uniform_sphere(n, random), uniform_sphere(m, random)
+
+
 def wrong_of_256(observations, references, indices, random):
     """How many of 256 random observations got a neighbour farther than the float64 k-th nearest
     (indices: one per observation, or k per row)."""

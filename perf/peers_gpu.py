@@ -17,7 +17,7 @@ import json
 import math
 
 import numpy as np
-from peers_common import arguments, record, timed, uniform_sphere, wrong_of_256  # noqa: E402
+from peers_common import arguments, point_sets, record, timed, wrong_of_256  # noqa: E402
 
 if not hasattr(np, "row_stack"):  # numba-cuda on numpy 2 expects it
     np.row_stack = np.vstack
@@ -109,10 +109,7 @@ def main():
     args = arguments("16x13,16x16,24x14", neighbours=True)
     random = np.random.default_rng(2026)
     records = []
-    for size in args.sizes.split(","):
-        log_n, log_m = (int(v) for v in size.split("x"))
-        n, m = 1 << log_n, 1 << log_m
-        observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
+    for n, m, observations, references in point_sets(args.sizes, random):
         on_device = {dtype: (torch.tensor(observations, dtype=dtype, device="cuda"),
                              torch.tensor(references, dtype=dtype, device="cuda"))
                      for dtype in (torch.float32, torch.float64)}

@@ -14,7 +14,7 @@ import json
 import os
 
 import numpy as np
-from peers_common import arguments, record, timed, uniform_sphere, wrong_of_256
+from peers_common import arguments, point_sets, record, timed, wrong_of_256
 from sklearn.neighbors import NearestNeighbors
 
 
@@ -41,10 +41,7 @@ def main():
     args = arguments("16x13")
     random = np.random.default_rng(2026)
     records = []
-    for size in args.sizes.split(","):
-        log_n, log_m = (int(v) for v in size.split("x"))
-        n, m = 1 << log_n, 1 << log_m
-        observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
+    for n, m, observations, references in point_sets(args.sizes, random):
         for name, run in (("numpy-broadcast", numpy_broadcast), ("sklearn-brute", sklearn_nn("brute")),
                           ("sklearn-balltree", sklearn_nn("ball_tree"))):
             # sklearn builds its tree inside run(): every timed call pays for it, no warm-up

@@ -14,7 +14,7 @@ spot-checked against a float64 haversine brute force (wrong of 256).
 import json
 
 import numpy as np
-from peers_common import arguments, record, timed, uniform_sphere, wrong_of_256
+from peers_common import arguments, point_sets, record, timed, wrong_of_256
 from peers_gpu import cp, cuda, cupy_broadcast, numba_course
 
 import kernwerk
@@ -24,10 +24,7 @@ def main():
     args = arguments("16x13,16x16,24x14")
     random = np.random.default_rng(2026)
     records = []
-    for size in args.sizes.split(","):
-        log_n, log_m = (int(v) for v in size.split("x"))
-        n, m = 1 << log_n, 1 << log_m
-        observations, references = uniform_sphere(n, random), uniform_sphere(m, random)
+    for n, m, observations, references in point_sets(args.sizes, random):
         on_device = {dtype: (cp.asarray(observations, dtype), cp.asarray(references, dtype))
                      for dtype in (cp.float32, cp.float64)}
         o32, r32 = on_device[cp.float32]

@@ -160,17 +160,9 @@ array_ref from_dlpack(py::handle object, const std::string& name, borrowed& keep
   return a;
 }
 
-array_ref from_buffer(py::handle object, const std::string& name, bool writable, borrowed& keep) {
+array_ref from_buffer(py::handle object, const std::string& name, borrowed& keep) {
   auto* view = new Py_buffer;
-  int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-  if (PyObject_GetBuffer(object.ptr(), view, flags) != 0) {
-    delete view;
-    PyErr_Clear();
-    if (writable && PyObject_GetBuffer(object.ptr(), view = new Py_buffer, PyBUF_STRIDES) == 0) {
-      PyBuffer_Release(view);
-      delete view;
-      fail(name, "is read-only, but the call writes it");
-    }
+  if (PyObject_GetBuffer(object.ptr(), view, PyBUF_STRIDES | PyBUF_FORMAT) != 0) {
     delete view;
     PyErr_Clear();
     fail(name, "has no strided buffer of a numeric type");
@@ -207,7 +199,7 @@ array_ref describe(py::handle object, const std::string& name, bool writable, bo
   if (py::hasattr(object, "__cuda_array_interface__")) {
     a = from_cuda_array_interface(object.attr("__cuda_array_interface__").cast<py::dict>(), name);
   } else if (PyObject_CheckBuffer(object.ptr())) {
-    a = from_buffer(object, name, writable, keep);
+    a = from_buffer(object, name, keep);
   } else if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
     a = from_dlpack(object, name, keep);
   } else {
@@ -228,16 +220,6 @@ element element_of(const std::string& dtype, const std::string& name) {
   fail(name, "dtype '" + dtype + "' is none of float32, float64, int32, int64");
 }
 
-const char* dtype_name(element type) {
-  switch (type) {
-    case element::float32: return "float32";
-    case element::float64: return "float64";
-    case element::int32: return "int32";
-    case element::int64: return "int64";
-  }
-  return "?";
-}
-
 device_array::device_array(std::vector<std::int64_t> shape_, element type_, bool zero)
     : type(type_), shape(std::move(shape_)) {
   data = device_allocate(bytes(), zero);
@@ -252,6 +234,12 @@ std::size_t device_array::bytes() const {
 }
 
 namespace {
+
+py::tuple shape_of(const device_array& a) {
+  py::tuple shape(a.shape.size());
+  for (std::size_t d = 0; d < a.shape.size(); ++d) shape[d] = a.shape[d];
+  return shape;
+}
 
 const char* typestr_of(element type) {
   switch (type) {
@@ -309,17 +297,11 @@ void bind_device_array(py::module_& module) {
   py::class_<device_array>(module, "DeviceArray",
                            "GPU memory holding a Kernwerk result (C-contiguous). Libraries take "
                            "it through __cuda_array_interface__ or __dlpack__ without a copy.")
-      .def_property_readonly("shape", [](const device_array& a) {
-        py::tuple shape(a.shape.size());
-        for (std::size_t d = 0; d < a.shape.size(); ++d) shape[d] = a.shape[d];
-        return shape;
-      })
+      .def_property_readonly("shape", &shape_of)
       .def_property_readonly("dtype", [](const device_array& a) { return dtype_name(a.type); })
       .def_property_readonly("__cuda_array_interface__", [](const device_array& a) {
         py::dict interface;
-        py::tuple shape(a.shape.size());
-        for (std::size_t d = 0; d < a.shape.size(); ++d) shape[d] = a.shape[d];
-        interface["shape"] = shape;
+        interface["shape"] = shape_of(a);
         interface["typestr"] = typestr_of(a.type);
         interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(a.data), false);
         interface["strides"] = py::none();

@@ -50,7 +50,6 @@ struct device_array {
 };
 
 element element_of(const std::string& dtype, const std::string& name);
-const char* dtype_name(element type);
 
 // Registers DeviceArray (with __cuda_array_interface__, __dlpack__, __dlpack_device__).
 void bind_device_array(py::module_& module);

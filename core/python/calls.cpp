@@ -8,7 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <map>
+#include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -66,16 +66,6 @@ using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memo
   throw invalid_argument(fn, a.name, problem);
 }
 
-const char* element_name(element type) {
-  switch (type) {
-    case element::float32: return "float32";
-    case element::float64: return "float64";
-    case element::int32: return "int32";
-    case element::int64: return "int64";
-  }
-  return "?";
-}
-
 void require_rank(const char* fn, const array_ref& a, int rank) {
   if (a.rank != rank)
     reject(fn, a, "must be " + std::to_string(rank) + "-D, got " + std::to_string(a.rank) + "-D");
@@ -92,8 +82,8 @@ void require_like(const char* fn, const array_ref& a, const array_ref& first, bo
                       " array, but " + first.name + " is a " +
                       (first.where == place::host ? "host" : "device") + " array");
   if (same_type && a.type != first.type)
-    reject(fn, a, std::string("is ") + element_name(a.type) + ", but " + first.name + " is " +
-                      element_name(first.type));
+    reject(fn, a, std::string("is ") + dtype_name(a.type) + ", but " + first.name + " is " +
+                      dtype_name(first.type));
 }
 
 template <class T, class Space>
@@ -133,7 +123,7 @@ template <class Action>
 void on_float(const char* fn, const array_ref& first, Action&& action) {
   if (first.type == element::float32) return action(float());
   if (first.type == element::float64) return action(double());
-  reject(fn, first, std::string("must be float32 or float64, got ") + element_name(first.type));
+  reject(fn, first, std::string("must be float32 or float64, got ") + dtype_name(first.type));
 }
 
 template <class Action>
@@ -232,31 +222,33 @@ double integrate2d(const std::string& integrand, double x0, double x1, double y0
   return result;
 }
 
-double sum(const array_ref& x) {
+namespace {
+// fn's reduction of the vector x (reduce(space, view) -> double).
+template <class Reduce>
+double reduce_vector(const char* fn, const array_ref& x, Reduce&& reduce) {
   double result = 0;
-  on_space_and_float("sum", x, [&](auto space, auto zero) {
-    result = kernwerk::sum(space, vector_of<const decltype(zero), decltype(space)>("sum", x));
+  on_space_and_float(fn, x, [&](auto space, auto zero) {
+    result = reduce(space, vector_of<const decltype(zero), decltype(space)>(fn, x));
   });
   return result;
+}
+}  // namespace
+
+double sum(const array_ref& x) {
+  return reduce_vector("sum", x, [](const auto& space, const auto& v) { return kernwerk::sum(space, v); });
 }
 
 double dot(const array_ref& x, const array_ref& y) {
   require_like("dot", y, x, true);
-  double result = 0;
-  on_space_and_float("dot", x, [&](auto space, auto zero) {
-    using T = const decltype(zero);
-    using Space = decltype(space);
-    result = kernwerk::dot(space, vector_of<T, Space>("dot", x), vector_of<T, Space>("dot", y));
+  return reduce_vector("dot", x, [&](const auto& space, const auto& v) {
+    using View = std::decay_t<decltype(v)>;
+    using Space = std::decay_t<decltype(space)>;
+    return kernwerk::dot(space, v, vector_of<typename View::value_type, Space>("dot", y));
   });
-  return result;
 }
 
 double norm2(const array_ref& x) {
-  double result = 0;
-  on_space_and_float("norm2", x, [&](auto space, auto zero) {
-    result = kernwerk::norm2(space, vector_of<const decltype(zero), decltype(space)>("norm2", x));
-  });
-  return result;
+  return reduce_vector("norm2", x, [](const auto& space, const auto& v) { return kernwerk::norm2(space, v); });
 }
 
 void gemm(double alpha, const array_ref& a, const array_ref& b, double beta, const array_ref& c,
@@ -318,8 +310,8 @@ cg_outcome cg(const array_ref* a, const array_ref* indptr, const array_ref* indi
     require_like(fn, *indptr, values, false);
     require_like(fn, *indices, values, false);
     if (indices->type != indptr->type)
-      reject(fn, *indices, std::string("is ") + element_name(indices->type) + ", but " +
-                               indptr->name + " is " + element_name(indptr->type));
+      reject(fn, *indices, std::string("is ") + dtype_name(indices->type) + ", but " +
+                               indptr->name + " is " + dtype_name(indptr->type));
     const auto csr = [&](auto index_zero) {
       using I = const decltype(index_zero);
       solve(make_csr(vector_of<I, Space>(fn, *indptr), vector_of<I, Space>(fn, *indices),
@@ -327,7 +319,7 @@ cg_outcome cg(const array_ref* a, const array_ref* indptr, const array_ref* indi
     };
     if (indptr->type == element::int32) return csr(std::int32_t());
     if (indptr->type == element::int64) return csr(std::int64_t());
-    reject(fn, *indptr, std::string("must be int32 or int64, got ") + element_name(indptr->type));
+    reject(fn, *indptr, std::string("must be int32 or int64, got ") + dtype_name(indptr->type));
   });
   return outcome;
 }

@@ -13,6 +13,17 @@ namespace kernwerk::python {
 enum class element { float32, float64, int32, int64 };
 enum class place { host, device };
 
+// NumPy's name of an element type.
+inline const char* dtype_name(element type) {
+  switch (type) {
+    case element::float32: return "float32";
+    case element::float64: return "float64";
+    case element::int32: return "int32";
+    case element::int64: return "int64";
+  }
+  return "?";
+}
+
 // A caller's array where it lies, as Python described it: no copy is made of it.
 struct array_ref {
   std::string name;  // the Python argument, for messages

@@ -4,7 +4,6 @@
 #include <pybind11/stl.h>
 
 #include <initializer_list>
-#include <new>
 #include <utility>
 
 #include "arrays.hpp"
@@ -45,9 +44,7 @@ auto translated(const char* function, renames names, Body&& body) {
     throw value_error(e.argument(), e);
   } catch (const kernwerk::unsupported& e) {
     throw value_error(e.argument(), e);
-  } catch (const std::bad_alloc&) {
-    throw std::bad_alloc();  // MemoryError
-  } catch (const kernwerk::error& e) {
+  } catch (const kernwerk::error& e) {  // (std::bad_alloc becomes MemoryError by itself)
     throw std::runtime_error(std::string("kernwerk.") + function + ": " + e.what());
   }
 }

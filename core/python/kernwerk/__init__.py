@@ -81,7 +81,7 @@ def _library_of(array):
     return type(array).__module__.split(".")[0]
 
 
-def _new_result(template, where, shape, dtype, zero=False):
+def _new_result(where, shape, dtype, zero=False):
     """A result array Kernwerk can write: NumPy on the host, a DeviceArray on the GPU."""
     if where == "host":
         import numpy
@@ -118,13 +118,11 @@ def _as_kind_of(template, result):
         return result
 
 
-def _outputs(function, out, count):
+def _output_pair(function, out):
     if out is None:
         return None
-    if count == 1:
-        return out
-    if not isinstance(out, (tuple, list)) or len(out) != count:
-        _fail(function, "out", f"must be a tuple of {count} arrays")
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        _fail(function, "out", "must be a tuple of 2 arrays")
     return tuple(out)
 
 
@@ -160,10 +158,10 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     _choice(fn, "method", method, ("auto", "brute", "indexed"))
     _choice(fn, "implementation", implementation, ("auto", "generic", "tuned"))
     memory_budget = _integer(fn, "memory_budget", memory_budget, 0)
-    given = _outputs(fn, out, 2)
+    given = _output_pair(fn, out)
     if given is None:
-        indices = _new_result(obs, where, (shape[0], k), "int64")
-        distances = _new_result(obs, where, (shape[0], k), dtype)
+        indices = _new_result(where, (shape[0], k), "int64")
+        distances = _new_result(where, (shape[0], k), dtype)
     else:
         indices, distances = given
     _core.nearest(obs, ref, indices, distances, metric, method, implementation, bool(degrees),
@@ -190,7 +188,7 @@ def diffuse(field, steps=1, coeff=0.25, laplacian=None, implementation="auto"):
     where, shape, dtype = _info(fn, field, "field")
     made = laplacian is True
     if made:
-        laplacian = _new_result(field, where, shape, dtype)
+        laplacian = _new_result(where, shape, dtype)
     elif laplacian is False:
         laplacian = None
     _core.diffuse(field, steps, coeff, laplacian, implementation)
@@ -250,7 +248,7 @@ def gemm(a, b, c=None, alpha=1.0, beta=0.0, implementation="auto"):
         _, b_shape, _ = _info(fn, b, "b")
         if len(a_shape) != 2 or len(b_shape) != 2:
             _fail(fn, "a" if len(a_shape) != 2 else "b", "must be 2-D")
-        c = _new_result(a, where, (a_shape[0], b_shape[1]), dtype, zero=True)
+        c = _new_result(where, (a_shape[0], b_shape[1]), dtype, zero=True)
     _core.gemm(alpha, a, b, beta, c, implementation)
     return _as_kind_of(a, c) if made else c
 
@@ -264,7 +262,7 @@ def matmul_colsum(a, b, out=None):
         _, b_shape, _ = _info(fn, b, "b")
         if len(b_shape) != 2:
             _fail(fn, "b", f"must be 2-D, got {len(b_shape)}-D")
-        out = _new_result(a, where, (b_shape[1],), dtype)
+        out = _new_result(where, (b_shape[1],), dtype)
     _core.matmul_colsum(a, b, out)
     return _as_kind_of(a, out) if made else out
 
@@ -289,7 +287,7 @@ def cg(a, b, x0=None, tol=1e-8, max_iterations=0, out=None):
     max_iterations = _integer(fn, "max_iterations", max_iterations, 0)
     where, b_shape, dtype = _info(fn, b, "b")
     made = out is None
-    x = _new_result(b, where, b_shape, dtype, zero=True) if made else out
+    x = _new_result(where, b_shape, dtype, zero=True) if made else out
     if x0 is not None:
         if made:
             x = _as_kind_of(b, x)

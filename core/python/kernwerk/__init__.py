@@ -280,7 +280,8 @@ def cg(a, b, x0=None, tol=1e-8, max_iterations=0, out=None):
 
     Returns (x, info); info is a dict of iterations, residual_norm (||r|| / ||b||) and
     residual_history. Raises NotConvergedError (with .info) when the iterations run out, and
-    ValueError naming a when a is found not positive definite; x is not written then.
+    ValueError naming a when a is found not positive definite; the solution is not written
+    then (out keeps the starting guess).
     """
     fn = "cg"
     tol = _real(fn, "tol", tol)

@@ -36,12 +36,11 @@ struct dl_managed_tensor {
   void (*deleter)(dl_managed_tensor* self);
 };
 
-// The function whose arguments are being described, for messages.
-thread_local const std::string* current_function = nullptr;
+// The function whose arguments describe() is reading, for messages.
+thread_local std::string current_function;
 
 [[noreturn]] void fail(const std::string& name, const std::string& problem) {
-  throw py::value_error("kernwerk." + (current_function ? *current_function : std::string("?")) +
-                        ": " + name + ": " + problem);
+  throw py::value_error("kernwerk." + current_function + ": " + name + ": " + problem);
 }
 
 std::size_t size_of(element type) {
@@ -193,7 +192,7 @@ borrowed::~borrowed() {
 }
 
 array_ref describe(py::handle object, const std::string& name, bool writable, borrowed& keep) {
-  current_function = &keep.function();
+  current_function = keep.function();
   if (object.is_none()) fail(name, "is None");
   array_ref a;
   if (py::hasattr(object, "__cuda_array_interface__")) {
@@ -213,11 +212,9 @@ array_ref describe(py::handle object, const std::string& name, bool writable, bo
 }
 
 element element_of(const std::string& dtype, const std::string& name) {
-  if (dtype == "float32") return element::float32;
-  if (dtype == "float64") return element::float64;
-  if (dtype == "int32") return element::int32;
-  if (dtype == "int64") return element::int64;
-  fail(name, "dtype '" + dtype + "' is none of float32, float64, int32, int64");
+  for (element type : {element::float32, element::float64, element::int32, element::int64})
+    if (dtype == dtype_name(type)) return type;
+  throw py::value_error(name + ": dtype '" + dtype + "' is none of float32, float64, int32, int64");
 }
 
 device_array::device_array(std::vector<std::int64_t> shape_, element type_, bool zero)

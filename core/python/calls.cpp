@@ -20,6 +20,7 @@
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/impl/math.hpp"
+#include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/integrate.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"
@@ -55,12 +56,8 @@ constexpr bool has_gpu = true;
 constexpr bool has_gpu = false;
 #endif
 
-template <class T, class Space>
-using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
-template <class T, class Space>
-using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
+using impl::matrix_view;
+using impl::vector_view;
 
 [[noreturn]] void reject(const char* fn, const array_ref& a, const std::string& problem) {
   throw invalid_argument(fn, a.name, problem);

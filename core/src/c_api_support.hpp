@@ -18,6 +18,7 @@
 
 #include "kernwerk/cg.hpp"  // kernwerk::not_converged
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::c_api {
@@ -160,12 +161,8 @@ void with_type(const char* function, kw_type type, Action&& action) {
     throw invalid_argument(function, "type", "is neither KW_FLOAT32 nor KW_FLOAT64");
 }
 
-template <class T, class Space>
-using vector_view = Kokkos::View<T*, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
-template <class T, class Space>
-using matrix_view = Kokkos::View<T**, Kokkos::LayoutStride, typename Space::memory_space,
-                                 Kokkos::MemoryUnmanaged>;
+using kernwerk::impl::matrix_view;
+using kernwerk::impl::vector_view;
 
 template <class T, class Space>
 vector_view<T, Space> vector_of(T* data, int64_t n, int64_t stride) {

@@ -1,15 +1,13 @@
-! Kernwerk from Fortran: bind(C) interfaces to kernwerk.h behind generic procedures that take
-! assumed-shape real32 or real64 arrays, and *_device variants that take type(c_ptr) device
-! memory (CUDA Fortran, OpenACC host_data) and run on the GPU with no transfers.
-!
-! Every procedure has an optional integer `stat` (one of the KW_* codes; kw_last_error() gives
-! the message). Without it, a failure stops the program with the message, as Fortran users
-! expect. Outputs are intent(inout): a failed call leaves them as they were. Nearest-neighbour indices are 1-based in the host procedures (Fortran's convention)
-! and 0-based from kw_nearest_device (they stay where the GPU wrote them).
+!> \file
+!> Kernwerk from Fortran: the modules kernwerk and kernwerk_mpi (kernwerk_mpi.f90), bind(C)
+!! interfaces to kernwerk.h behind generic procedures that take assumed-shape real32 or real64
+!! arrays, and *_device variants that take type(c_ptr) device memory (CUDA Fortran, OpenACC
+!! host_data) and run on the GPU with no transfers.
 
-! What the Fortran modules share (kernwerk, kernwerk_mpi): the last error's message, the
-! handling of a status (`stat` or a stop), the C struct of nearest-neighbour options
-! (kw_nearest_options) and its filling from the procedures' optional arguments.
+!> What the Fortran modules kernwerk and kernwerk_mpi share: the last error's message, the
+!! handling of a status (`stat` or a stop), the C struct of nearest-neighbour options
+!! (kw_nearest_options) and its filling from the procedures' optional arguments. Use module
+!! kernwerk; this one is its workings.
 module kernwerk_support
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real64
@@ -17,11 +15,14 @@ module kernwerk_support
   private
   public :: kw_last_error, finish, nearest_options_c, options_of
 
+  !> kw_nearest_options of kernwerk.h.
   type, bind(C) :: nearest_options_c
-    integer(c_int) :: metric, degrees
-    real(c_double) :: radius
-    integer(c_int) :: method, implementation
-    integer(c_int64_t) :: memory_budget
+    integer(c_int) :: metric          !< 0 haversine, 1 euclidean
+    integer(c_int) :: degrees         !< 1: haversine coordinates in degrees
+    real(c_double) :: radius          !< haversine distances are central angles times this
+    integer(c_int) :: method          !< 0 auto, 1 brute, 2 indexed
+    integer(c_int) :: implementation  !< 0 auto, 1 generic, 2 tuned
+    integer(c_int64_t) :: memory_budget  !< bytes; 0: the library's default
   end type
 
   interface
@@ -36,7 +37,7 @@ module kernwerk_support
 
 contains
 
-  ! The message of this thread's last failed call.
+  !> The message of this thread's last failed call ("" when none failed).
   function kw_last_error() result(message)
     character(len=:), allocatable :: message
     character(kind=c_char), pointer :: characters(:)
@@ -49,7 +50,7 @@ contains
     if (length > 0) message = transfer(characters, message)
   end function
 
-  ! Hands the status to `stat` when present; otherwise stops on failure with the message.
+  !> Hands the status to `stat` when present; otherwise stops on failure with the message.
   subroutine finish(status, stat)
     integer(c_int), intent(in) :: status
     integer, intent(out), optional :: stat
@@ -60,6 +61,7 @@ contains
     end if
   end subroutine
 
+  !> The C options of a nearest-neighbour call's optional arguments (the rest at their defaults).
   function options_of(degrees, radius, euclidean) result(options)
     logical, intent(in), optional :: degrees, euclidean
     real(real64), intent(in), optional :: radius
@@ -76,6 +78,38 @@ contains
 
 end module kernwerk_support
 
+!> Kernwerk from Fortran.
+!!
+!! Every procedure has an optional integer `stat` (one of the KW_* codes; kw_last_error() gives
+!! the message). Without it, a failure stops the program with the message, as Fortran users
+!! expect. Outputs are intent(inout): a failed call leaves them as they were. Nearest-neighbour
+!! indices are 1-based in the host procedures (Fortran's convention) and 0-based from the
+!! *_device ones (they stay where the GPU wrote them). Host arrays must be contiguous.
+!!
+!! The generic procedures, each for real32 and real64 arrays (options as keywords):
+!! - `call kw_nearest(observations, references, indices, distances [, degrees, radius,
+!!   euclidean, stat])`: observations(dimension, n) and references(dimension, m), one point per
+!!   column ((latitude, longitude) for haversine, radians unless degrees = .true.; 2 or 3
+!!   coordinates with euclidean = .true.); indices(k, n) (integer(int64), 1-based) and
+!!   distances(k, n) receive the k nearest references of every observation, nearest first, ties
+!!   to the smallest index; haversine distances are radians times radius (default 1).
+!! - `call kw_sphere_index_create(index, references [, degrees, radius, stat])`: builds a
+!!   kw_sphere_index over references(2, m); one built before is destroyed once the new one
+!!   stands (a failure leaves it as it was).
+!! - `call kw_sphere_index_nearest(index, observations, indices, distances [, stat])`:
+!!   observations(2, n) of the kind the index was built from; indices(k, n) 1-based and
+!!   distances(k, n) as kw_nearest's.
+!! - `call kw_diffuse(field, steps [, coeff, laplacian, stat])`: `steps` steps of
+!!   field = field - coeff (4 f - neighbours inside the grid), coeff in [0, 0.25] (default
+!!   0.25); laplacian (the shape of field) receives the Laplacian of the last step.
+!! - `call kw_sum(x, result [, stat])`, `call kw_norm2(x, result [, stat])`,
+!!   `call kw_dot(x, y, result [, stat])`: result (real64) in float64, compensated.
+!! - `call kw_gemm(a, b, c [, alpha, beta, stat])`: c = alpha a b + beta c (alpha 1, beta 0 by
+!!   default).
+!! - `call kw_cg(a, b, x [, tolerance, max_iterations, iterations, residual, stat])`: a x = b
+!!   for symmetric positive-definite a(n, n); x holds the initial guess and receives the
+!!   solution; stops when ||r|| <= tolerance ||b|| (default 1e-8) or after max_iterations
+!!   (default n); iterations and residual (||r|| / ||b||) receive what it did.
 module kernwerk
   use, intrinsic :: iso_c_binding
   use kernwerk_support
@@ -83,10 +117,15 @@ module kernwerk
   implicit none
   private
 
-  integer, parameter, public :: KW_SUCCESS = 0, KW_INVALID_ARGUMENT = 1, KW_UNSUPPORTED = 2, &
-                                KW_NOT_INITIALIZED = 3, KW_NOT_CONVERGED = 4, &
-                                KW_OUT_OF_MEMORY = 5, KW_INTERNAL_ERROR = 6
-  integer, parameter, public :: KW_FLOAT32 = 0, KW_FLOAT64 = 1
+  integer, parameter, public :: KW_SUCCESS = 0           !< done
+  integer, parameter, public :: KW_INVALID_ARGUMENT = 1  !< an argument the call cannot accept
+  integer, parameter, public :: KW_UNSUPPORTED = 2       !< a request this build cannot serve
+  integer, parameter, public :: KW_NOT_INITIALIZED = 3   !< kw_initialize was not called
+  integer, parameter, public :: KW_NOT_CONVERGED = 4     !< kw_cg ran out of iterations
+  integer, parameter, public :: KW_OUT_OF_MEMORY = 5     !< an allocation failed
+  integer, parameter, public :: KW_INTERNAL_ERROR = 6    !< anything else (kw_last_error says what)
+  integer, parameter, public :: KW_FLOAT32 = 0           !< device arrays of real32
+  integer, parameter, public :: KW_FLOAT64 = 1           !< device arrays of real64
   integer, parameter :: host_memory = 0, device_memory = 1, row_major = 0, column_major = 1
 
   public :: kw_initialize, kw_finalize, kw_last_error, kw_nearest, kw_nearest_device, &
@@ -94,12 +133,13 @@ module kernwerk
             kw_sphere_index_create, kw_sphere_index_create_device, kw_sphere_index_nearest, &
             kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy
 
-  ! A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
-  ! times with the answers of kw_nearest. Destroy it before kw_finalize.
+  !> A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
+  !! times with the answers of kw_nearest. Destroy it before kw_finalize.
   type, public :: kw_sphere_index
     private
-    type(c_ptr) :: handle = c_null_ptr
-    integer(c_int) :: type = KW_FLOAT64, memory = 0
+    type(c_ptr) :: handle = c_null_ptr      !< the C index; null until built
+    integer(c_int) :: type = KW_FLOAT64     !< KW_FLOAT32 or KW_FLOAT64, of its references
+    integer(c_int) :: memory = 0            !< host (0) or device (1) memory
   end type
 
   type, bind(C) :: cg_result_c
@@ -241,18 +281,19 @@ contains
     digits = trim(buffer)
   end function
 
+  !> Initialises Kokkos unless the program already did (then it is left alone).
   subroutine kw_initialize(stat)
     integer, intent(out), optional :: stat
     call finish(c_initialize(), stat)
   end subroutine
 
+  !> Finalises Kokkos if, and only if, kw_initialize initialised it.
   subroutine kw_finalize(stat)
     integer, intent(out), optional :: stat
     call finish(c_finalize(), stat)
   end subroutine
 
-  ! observations(dimension, n), references(dimension, m): one point per column (latitude,
-  ! longitude for haversine). indices(k, n) 1-based, distances(k, n): nearest first.
+  ! kw_nearest (the module's description has its arguments)
   subroutine nearest_real64(observations, references, indices, distances, degrees, radius, euclidean, stat)
     real(real64), intent(in), target, contiguous :: observations(:, :), references(:, :)
     integer(int64), intent(inout), target, contiguous :: indices(:, :)
@@ -314,8 +355,8 @@ contains
     end if
   end function
 
-  ! Device memory: points row after row (n x dimension, contiguous), indices and distances
-  ! (n x k) on the GPU; type is KW_FLOAT32 or KW_FLOAT64.
+  !> kw_nearest on device memory: points row after row (n x dimension, contiguous), indices
+  !! (0-based) and distances (n x k) on the GPU; type is KW_FLOAT32 or KW_FLOAT64.
   subroutine kw_nearest_device(type, dimension, observations, n, references, m, k, indices, distances, &
                                degrees, radius, euclidean, stat)
     integer, intent(in) :: type
@@ -349,8 +390,8 @@ contains
                       size(references, 2, int64), degrees, radius, stat)
   end subroutine
 
-  ! Device memory: references row after row (m x 2, contiguous) on the GPU, of KW_FLOAT32 or
-  ! KW_FLOAT64; query the index with kw_sphere_index_nearest_device.
+  !> kw_sphere_index_create on device memory: references row after row (m x 2, contiguous) on
+  !! the GPU, of KW_FLOAT32 or KW_FLOAT64; query the index with kw_sphere_index_nearest_device.
   subroutine kw_sphere_index_create_device(index, type, references, m, degrees, radius, stat)
     type(kw_sphere_index), intent(inout) :: index
     integer, intent(in) :: type
@@ -439,8 +480,8 @@ contains
     call finish(status, stat)
   end subroutine
 
-  ! Device memory: observations (n x 2), indices and distances (n x k, 0-based indices) on the
-  ! GPU, of the type the index was built from.
+  !> kw_sphere_index_nearest on device memory: observations (n x 2), indices and distances
+  !! (n x k, 0-based indices) on the GPU, of the type the index was built from.
   subroutine kw_sphere_index_nearest_device(index, observations, n, k, indices, distances, stat)
     type(kw_sphere_index), intent(in) :: index
     type(c_ptr), intent(in) :: observations, indices, distances
@@ -472,12 +513,13 @@ contains
     name = merge("real32", "real64", type == KW_FLOAT32)
   end function
 
-  ! The references the index holds; 0 when it is not built.
+  !> The references the index holds; 0 when it is not built.
   integer(int64) function kw_sphere_index_size(index)
     type(kw_sphere_index), intent(in) :: index
     kw_sphere_index_size = c_index_size(index%handle)
   end function
 
+  !> Frees the index (nothing when it is not built); it can be built again.
   subroutine kw_sphere_index_destroy(index, stat)
     type(kw_sphere_index), intent(inout) :: index
     integer, intent(out), optional :: stat
@@ -532,7 +574,8 @@ contains
                           size(field, 1, int64), steps, c, lap, size(field, 1, int64)), stat)
   end subroutine
 
-  ! A field of nx x ny values in device memory (column-major, as Fortran stores it).
+  !> kw_diffuse on a field of nx x ny values of `type` (KW_FLOAT32 or KW_FLOAT64) in device
+  !! memory (column-major, as Fortran stores it); laplacian likewise.
   subroutine kw_diffuse_device(type, field, nx, ny, steps, coeff, laplacian, stat)
     integer, intent(in) :: type
     type(c_ptr), intent(in) :: field

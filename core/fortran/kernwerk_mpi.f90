@@ -1,4 +1,18 @@
-! kw_nearest_mpi from Fortran (module kernwerk_mpi, target Kernwerk::kernwerk_mpi_fortran): the
+!> \file
+!> kw_nearest_mpi from Fortran: the module kernwerk_mpi (target Kernwerk::kernwerk_mpi_fortran).
+
+!> The collective kernwerk::mpi::nearest from Fortran, over an integer communicator (the mpi
+!! module's; MPI_Comm_f2c on the C side).
+!!
+!! `call kw_nearest_mpi(observations, references, indices, distances, comm [, degrees, radius,
+!! euclidean, strategy, stat])`, for real32 and real64 arrays: every rank passes its own
+!! observations(dimension, n) and references(dimension, m), any counts, zero allowed;
+!! indices(k, n) receives global 1-based indices (the references of lower ranks first),
+!! distances(k, n) the distances, nearest first: kw_nearest on all ranks' references at once.
+!! strategy is one of the KW_STRATEGY_* values. Array shapes and arguments are checked on every
+!! rank alike: a bad one on any rank fails every rank with the same status and message
+!! (kw_last_error), naming the rank. `stat` as in module kernwerk.
+module kernwerk_mpi, target Kernwerk::kernwerk_mpi_fortran): the
 ! collective kernwerk::mpi::nearest over an integer communicator (mpi module; MPI_Comm_f2c on
 ! the C side). Every rank passes its own observations(dimension, n) and references
 ! (dimension, m), any counts, zero allowed; indices(k, n) receives global 1-based indices (the
@@ -13,7 +27,10 @@ module kernwerk_mpi
   implicit none
   private
 
-  integer, parameter, public :: KW_STRATEGY_AUTO = 0, KW_STRATEGY_REPLICATE = 1, KW_STRATEGY_RING = 2
+  !> replicate where the gathered references fit the memory budget, else ring
+  integer, parameter, public :: KW_STRATEGY_AUTO = 0
+  integer, parameter, public :: KW_STRATEGY_REPLICATE = 1  !< gather every rank's references
+  integer, parameter, public :: KW_STRATEGY_RING = 2       !< pass the reference shards around
   public :: kw_nearest_mpi
 
   interface

@@ -1,4 +1,5 @@
-/* Kernwerk's C interface: every algorithm over raw pointers with explicit lengths and strides.
+/** \file
+ * Kernwerk's C interface: every algorithm over raw pointers with explicit lengths and strides.
  *
  * Memory: KW_MEMORY_HOST pointers are computed on by the host execution space (OpenMP or
  * Serial), KW_MEMORY_DEVICE pointers by the default execution space (the GPU in a GPU build;
@@ -20,49 +21,65 @@
 extern "C" {
 #endif
 
+/** What a call returns. */
 typedef enum kw_status {
-  KW_SUCCESS = 0,
-  KW_INVALID_ARGUMENT = 1, /* an argument the call cannot accept (kw_last_error names it) */
-  KW_UNSUPPORTED = 2,      /* a request this build cannot serve */
-  KW_NOT_INITIALIZED = 3,  /* kw_initialize has not been called (or kw_finalize has) */
-  KW_NOT_CONVERGED = 4,    /* an iteration ran out of steps */
-  KW_OUT_OF_MEMORY = 5,
-  KW_INTERNAL_ERROR = 6
+  KW_SUCCESS = 0,          /**< done */
+  KW_INVALID_ARGUMENT = 1, /**< an argument the call cannot accept (kw_last_error names it) */
+  KW_UNSUPPORTED = 2,      /**< a request this build cannot serve */
+  KW_NOT_INITIALIZED = 3,  /**< kw_initialize has not been called (or kw_finalize has) */
+  KW_NOT_CONVERGED = 4,    /**< an iteration ran out of steps */
+  KW_OUT_OF_MEMORY = 5,    /**< an allocation failed */
+  KW_INTERNAL_ERROR = 6    /**< anything else (a bug: kw_last_error says what) */
 } kw_status;
 
-typedef enum kw_type { KW_FLOAT32 = 0, KW_FLOAT64 = 1 } kw_type;
-typedef enum kw_memory { KW_MEMORY_HOST = 0, KW_MEMORY_DEVICE = 1 } kw_memory;
-typedef enum kw_layout { KW_ROW_MAJOR = 0, KW_COLUMN_MAJOR = 1 } kw_layout;
+/** The element type of the arrays a call takes. */
+typedef enum kw_type {
+  KW_FLOAT32 = 0, /**< float */
+  KW_FLOAT64 = 1  /**< double */
+} kw_type;
+/** Where the arrays a call takes live, and so which execution space computes on them. */
+typedef enum kw_memory {
+  KW_MEMORY_HOST = 0,  /**< host memory, the host execution space */
+  KW_MEMORY_DEVICE = 1 /**< the default execution space's memory (the GPU's in a GPU build) */
+} kw_memory;
+/** The order of a matrix's elements. */
+typedef enum kw_layout {
+  KW_ROW_MAJOR = 0,   /**< rows one after the other (C's order) */
+  KW_COLUMN_MAJOR = 1 /**< columns one after the other (Fortran's order) */
+} kw_layout;
 
-/* A fixed description of each status. */
+/** A fixed description of each status. */
 const char* kw_status_message(kw_status status);
-/* The message of the calling thread's last failed call ("" when none failed). */
+/** The message of the calling thread's last failed call ("" when none failed). */
 const char* kw_last_error(void);
 
-/* For language bindings: records "kernwerk::<function>: <argument>: <problem>" as the thread's
+/** For language bindings: records "kernwerk::<function>: <argument>: <problem>" as the thread's
  * last error and returns KW_INVALID_ARGUMENT (checks a binding makes that C cannot). */
 kw_status kw_report_invalid_argument(const char* function, const char* argument,
                                      const char* problem);
 
-/* Initialises Kokkos unless the application already did (then it is left alone). */
+/** Initialises Kokkos unless the application already did (then it is left alone). */
 kw_status kw_initialize(void);
-/* Finalises Kokkos if, and only if, kw_initialize initialised it. */
+/** Finalises Kokkos if, and only if, kw_initialize initialised it. */
 kw_status kw_finalize(void);
+/** 1 while Kokkos is initialised (by kw_initialize or by the application), else 0. */
 int kw_is_initialized(void);
 
 /* ---- nearest neighbours ------------------------------------------------------------------ */
+/** Options of kw_nearest; kw_nearest_options_default fills the defaults. */
 typedef struct kw_nearest_options {
-  int metric;            /* 0 haversine (lat, lon), 1 euclidean */
-  int degrees;           /* haversine coordinates in degrees (else radians) */
-  double radius;         /* haversine distances are central angles times this */
-  int method;            /* 0 auto, 1 brute, 2 indexed */
-  int implementation;    /* 0 auto, 1 generic, 2 tuned */
-  int64_t memory_budget; /* bytes; 0: the library's default */
+  int metric;            /**< 0 haversine (lat, lon), 1 euclidean */
+  int degrees;           /**< haversine coordinates in degrees (else radians) */
+  double radius;         /**< haversine distances are central angles times this */
+  int method;            /**< 0 auto, 1 brute, 2 indexed */
+  int implementation;    /**< 0 auto, 1 generic, 2 tuned */
+  int64_t memory_budget; /**< bytes; 0: the library's default */
 } kw_nearest_options;
 
+/** Haversine in radians on the unit sphere, method and implementation auto, no budget. */
 void kw_nearest_options_default(kw_nearest_options* options);
 
-/* For each of the n observations, the k nearest of the m references (nearest first, ties to
+/** For each of the n observations, the k nearest of the m references (nearest first, ties to
  * the smallest index). Points are rows of `dimension` coordinates (2 for haversine, 2 or 3
  * for euclidean), contiguous. indices and distances are n x k, row-major; distances of
  * `type`. options may be NULL (defaults). */
@@ -70,22 +87,26 @@ kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const vo
                      int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                      void* distances, const kw_nearest_options* options);
 
-/* A sphere index: built once over m references (rows of lat, lon of `type` in `memory`),
+/** A sphere index: built once over m references (rows of lat, lon of `type` in `memory`),
  * queried many times with observations of the same type and memory; answers are those of
  * kw_nearest. options may be NULL; of it the index takes degrees and radius (metric must be
  * haversine). The index keeps its own copy of the references. Destroy it before kw_finalize. */
 typedef struct kw_sphere_index kw_sphere_index;
+/** Builds a kw_sphere_index into *index (untouched on failure). */
 kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* references,
                                  int64_t m, const kw_nearest_options* options,
                                  kw_sphere_index** index);
-/* indices and distances are n x k, row-major; *index untouched on failure. */
+/** The k nearest references of each of n observations (rows of lat, lon of the index's type in
+ * its memory); indices and distances are n x k, row-major. */
 kw_status kw_sphere_index_nearest(const kw_sphere_index* index, const void* observations,
                                   int64_t n, int64_t k, int64_t* indices, void* distances);
-int64_t kw_sphere_index_size(const kw_sphere_index* index); /* references; 0 for NULL */
-kw_status kw_sphere_index_destroy(kw_sphere_index* index);  /* NULL is fine */
+/** The references indexed; 0 for NULL. */
+int64_t kw_sphere_index_size(const kw_sphere_index* index);
+/** Frees the index; NULL is fine. */
+kw_status kw_sphere_index_destroy(kw_sphere_index* index);
 
 /* ---- diffusion ----------------------------------------------------------------------------- */
-/* `steps` steps of field -= coeff * (4 f - neighbours inside the grid) on a row-major grid
+/** `steps` steps of field -= coeff * (4 f - neighbours inside the grid) on a row-major grid
  * (row_stride >= columns). laplacian may be NULL; else it receives the Laplacian of the last
  * step (row-major, laplacian_row_stride). */
 kw_status kw_diffuse(kw_type type, kw_memory memory, void* field, int64_t rows, int64_t columns,
@@ -93,59 +114,65 @@ kw_status kw_diffuse(kw_type type, kw_memory memory, void* field, int64_t rows, 
                      int64_t laplacian_row_stride);
 
 /* ---- integration (host) ---------------------------------------------------------------- */
+/** An integrand of kw_integrate2d: f(x, y), with the caller's context. */
 typedef double (*kw_integrand)(double x, double y, void* context);
-/* The midpoint rule over n x m points of [x0, x1] x [y0, y1], compensated float64 sums. The
+/** The midpoint rule over n x m points of [x0, x1] x [y0, y1], compensated float64 sums. The
  * function runs on the host execution space (a C function pointer cannot run on a GPU). */
 kw_status kw_integrate2d(kw_integrand f, void* context, double x0, double x1, double y0,
                          double y1, int64_t n, int64_t m, double* result);
 
 /* ---- reductions and maps ------------------------------------------------------------------- */
-/* Vectors: n elements `stride` apart (stride >= 1). Sums in float64, compensated. */
+/** The sum of x's n elements, `stride` apart (stride >= 1), in float64, compensated. */
 kw_status kw_sum(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t stride,
                  double* result);
+/** The sum of x(i) y(i) over n elements of each (strides >= 1), in float64, compensated. */
 kw_status kw_dot(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t x_stride,
                  const void* y, int64_t y_stride, double* result);
+/** The Euclidean norm of x's n elements, `stride` apart, in float64, scaled. */
 kw_status kw_norm2(kw_type type, kw_memory memory, int64_t n, const void* x, int64_t stride,
                    double* result);
-/* The smallest (largest) element and its first index; NaN is an error. */
+/** The smallest element and its first index; NaN is an error, as is n = 0. */
 kw_status kw_min_location(kw_type type, kw_memory memory, int64_t n, const void* x,
                           int64_t stride, double* value, int64_t* index);
+/** The largest element and its first index; NaN is an error, as is n = 0. */
 kw_status kw_max_location(kw_type type, kw_memory memory, int64_t n, const void* x,
                           int64_t stride, double* value, int64_t* index);
 
+/** The maps of kw_transform. */
 typedef enum kw_map {
-  KW_MAP_SAXPY = 0,         /* out = parameter * x + y */
-  KW_MAP_REL_DIFF = 1,      /* out = 2 (x - y) / (x + y) */
-  KW_MAP_COS2_PLUS_SIN2 = 2, /* out = cos^2 x + sin^2 x (y unused, may be NULL) */
-  KW_MAP_SELU = 3           /* out = 1.05 (x > 0 ? x : 1.67 e^x - 1.67) (y unused) */
+  KW_MAP_SAXPY = 0,          /**< out = parameter * x + y */
+  KW_MAP_REL_DIFF = 1,       /**< out = 2 (x - y) / (x + y) */
+  KW_MAP_COS2_PLUS_SIN2 = 2, /**< out = cos^2 x + sin^2 x (y unused, may be NULL) */
+  KW_MAP_SELU = 3            /**< out = 1.05 (x > 0 ? x : 1.67 e^x - 1.67) (y unused) */
 } kw_map;
-/* out(i) = map(x(i), y(i)) for contiguous vectors; out may be x or y itself. */
+/** out(i) = map(x(i), y(i)) for contiguous vectors; out may be x or y itself. */
 kw_status kw_transform(kw_type type, kw_memory memory, kw_map map, double parameter, int64_t n,
                        void* out, const void* x, const void* y);
 
 /* ---- dense linear algebra ------------------------------------------------------------------ */
-/* C = alpha A B + beta C; A m x k, B k x n, C m x n, all in `layout`. */
+/** C = alpha A B + beta C; A m x k, B k x n, C m x n, all in `layout`. */
 kw_status kw_gemm(kw_type type, kw_memory memory, kw_layout layout, int64_t m, int64_t n,
                   int64_t k, double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
                   double beta, void* c, int64_t ldc);
-/* out(q) = sum_i (A B)(i, q) for A m x j and B j x k in `layout`; out has k elements. */
+/** out(q) = sum_i (A B)(i, q) for A m x j and B j x k in `layout`; out has k elements. */
 kw_status kw_matmul_colsum(kw_type type, kw_memory memory, kw_layout layout, int64_t m,
                            int64_t j, int64_t k, const void* a, int64_t lda, const void* b,
                            int64_t ldb, void* out);
 
 /* ---- conjugate gradient -------------------------------------------------------------------- */
+/** What kw_cg_dense and kw_cg_csr did. */
 typedef struct kw_cg_result {
-  int64_t iterations;
-  double residual_norm; /* ||r|| / ||b|| */
+  int64_t iterations;   /**< steps taken */
+  double residual_norm; /**< ||r|| / ||b|| at the end */
 } kw_cg_result;
-/* A x = b for symmetric positive-definite A (n x n, `layout`, lda); x holds the initial guess
+/** A x = b for symmetric positive-definite A (n x n, `layout`, lda); x holds the initial guess
  * and receives the solution, only on success. history (may be NULL) receives up to
  * history_capacity relative residuals, before each step and at the end. */
 kw_status kw_cg_dense(kw_type type, kw_memory memory, kw_layout layout, int64_t n, const void* a,
                       int64_t lda, const void* b, void* x, double tolerance,
                       int64_t max_iterations, kw_cg_result* result, double* history,
                       int64_t history_capacity);
-/* The same with A in compressed sparse rows: row_starts (n + 1), columns and values
+/** kw_cg_dense with A in compressed sparse rows: row_starts (n + 1), columns and values
  * (row_starts[n] entries). */
 kw_status kw_cg_csr(kw_type type, kw_memory memory, int64_t n, const int64_t* row_starts,
                     const int64_t* columns, const void* values, const void* b, void* x,

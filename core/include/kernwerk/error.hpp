@@ -1,32 +1,37 @@
 #pragma once
-// Errors thrown by Kernwerk. Every message names the function and the argument at fault.
+/// \file
+/// Errors thrown by Kernwerk. Every message names the function and the argument at fault.
 #include <stdexcept>
 #include <string>
 
 namespace kernwerk {
 
-// Base of every exception Kernwerk throws.
+/// Base of every exception Kernwerk throws.
 class error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// An argument (a View, a size, an option) the call cannot accept.
+/// An argument (a View, a size, an option) the call cannot accept.
 class invalid_argument : public error {
  public:
+  /// The message reads "kernwerk::<function>: <argument>: <problem>".
   invalid_argument(const std::string& function, const std::string& argument,
                    const std::string& problem);
+  /// The argument at fault, as the function names it.
   const std::string& argument() const noexcept { return argument_; }
 
  private:
   std::string argument_;
 };
 
-// A request this build cannot serve, e.g. a tuned implementation that was not compiled in.
+/// A request this build cannot serve, e.g. a tuned implementation that was not compiled in.
 class unsupported : public error {
  public:
+  /// The message reads "kernwerk::<function>: <argument>: <problem>".
   unsupported(const std::string& function, const std::string& argument,
               const std::string& problem);
+  /// The argument (usually an option) that asked for what the build lacks.
   const std::string& argument() const noexcept { return argument_; }
 
  private:

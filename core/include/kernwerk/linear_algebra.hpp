@@ -1,11 +1,8 @@
 #pragma once
-// Dense linear algebra on rank-2 Views of float or double (any layout, memory the execution
-// space reaches):
-//   gemm:          C = alpha A B + beta C
-//   matmul_colsum: out(k) = sum_i (A B)(i, k), the einsum "ij,jk->k", as (1^T A) B in
-//                  O(mk + kn) with float64 accumulation (no m x n product is formed)
-//   gemv_batched:  Y(b, :) = alpha A_b X(b, :) + beta Y(b, :) for every b, A_b = A(b, :, :) of a
-//                  rank-3 A, or one rank-2 A shared by the batch (the course's vmap example)
+/// \file
+/// Dense linear algebra on Views of float or double (any layout, memory the execution space
+/// reaches; a View it cannot reach is a compile-time error): gemm, the fused matmul + column
+/// sum, batched gemv.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -28,12 +25,18 @@
 
 namespace kernwerk {
 
+/// Options of kernwerk::gemm.
 struct gemm_options {
-  // automatic: the vendor library where the build has one for the execution space (cuBLAS,
-  // Eigen), else the tuned kernel where it covers the call, else the generic one.
-  gemm_implementation implementation = gemm_implementation::automatic;
+  gemm_implementation implementation = gemm_implementation::automatic;  ///< the code path
 };
 
+/// C = alpha A B + beta C for rank-2 Views A (m x k), B (k x n) and C (m x n) of one value
+/// type.
+///
+/// \throws kernwerk::invalid_argument naming the argument: shapes that do not chain, alpha or
+/// beta not finite, C overlapping A or B.
+/// \throws kernwerk::unsupported for a tuned or vendor implementation the build lacks for the
+/// Views.
 template <class ExecutionSpace, class A, class B, class C>
 void gemm(const ExecutionSpace& space, double alpha, const A& a, const B& b, double beta,
           const C& c, const gemm_options& options = {}) {
@@ -42,6 +45,11 @@ void gemm(const ExecutionSpace& space, double alpha, const A& a, const B& b, dou
   impl::gemm_dispatch(space, alpha, a, b, beta, c, options.implementation);
 }
 
+/// out(q) = sum_i (A B)(i, q) for A (m x j) and B (j x k): the einsum "ij,jk->k", computed as
+/// (1^T A) B in O(mj + jk) with float64 accumulation (no m x k product is formed).
+///
+/// \throws kernwerk::invalid_argument naming the argument: shapes that do not chain, out
+/// overlapping A or B.
 template <class ExecutionSpace, class A, class B, class Out>
 void matmul_colsum(const ExecutionSpace& space, const A& a, const B& b, const Out& out) {
   impl::scoped_region region("kernwerk::matmul_colsum");
@@ -52,6 +60,11 @@ void matmul_colsum(const ExecutionSpace& space, const A& a, const B& b, const Ou
   impl::matmul_colsum_generic(space, a, b, out);
 }
 
+/// Y(b, :) = alpha A_b X(b, :) + beta Y(b, :) for every b of the batch, where A_b = A(b, :, :)
+/// of a rank-3 A, or one rank-2 A shared by the batch (the course's vmap example).
+///
+/// \throws kernwerk::invalid_argument naming the argument: shapes that do not match, alpha or
+/// beta not finite, Y overlapping A or X.
 template <class ExecutionSpace, class A, class X, class Y>
 void gemv_batched(const ExecutionSpace& space, double alpha, const A& a, const X& x, double beta,
                   const Y& y) {

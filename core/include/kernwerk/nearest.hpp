@@ -1,19 +1,7 @@
 #pragma once
-// Exact nearest-neighbour search: for each observation point, the indices of the k nearest
-// reference points (k = 1 to 32, nearest first) and the distances to them.
-//
-// Points are rank-2 Views, one point per row, any layout and memory space:
-//   haversine: (latitude, longitude), radians or degrees; distances along the sphere,
-//              in radians times options.radius;
-//   euclidean: (x, y) or (x, y, z); plain Euclidean distances.
-// Outputs are rank-1 Views (k = 1) or rank-2 Views (n, k). The neighbours returned are true
-// nearest ones when distances are evaluated in float64; among reference points at the same
-// float64 distance the smallest index wins. Every method and implementation returns the same.
-//
-// Views that the execution space cannot access are copied into its memory space for the
-// call (and results copied back), in chunks when they exceed options.memory_budget, and as a
-// pipeline beside the computation for large observation sets: pass Views in
-// ExecutionSpace::memory_space to avoid the copies.
+/// \file
+/// Exact nearest-neighbour search: for each observation point, the indices of the k nearest
+/// reference points (k = 1 to 32, nearest first) and the distances to them.
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 
@@ -30,14 +18,32 @@
 
 namespace kernwerk {
 
-// Fills indices(i[, q]) and distances(i[, q]) for every observation i. Throws
-// kernwerk::invalid_argument (naming the argument) before any output is written when an input
-// is unusable: empty sets, mismatched dimensions, k outside 1..32 or above the reference count,
-// outputs shorter than the observations or overlapping an input or each other, NaN or infinite
-// coordinates, latitudes outside [-90, 90] degrees, a radius that is not positive and finite,
-// a memory budget too small for any chunk. Throws kernwerk::unsupported for
-// implementation_kind::tuned where the build has no tuned specialisation for ExecutionSpace or
-// it does not cover the metric and k, and for the indexed method with the euclidean metric.
+/// The k nearest references of every observation: fills indices(i[, q]) and distances(i[, q])
+/// for every observation i, nearest first.
+///
+/// Points are rank-2 Views, one point per row, any layout and memory space:
+/// - haversine: (latitude, longitude), radians or degrees; distances along the sphere, in
+///   radians times options.radius;
+/// - euclidean: (x, y) or (x, y, z); plain Euclidean distances.
+///
+/// Outputs are rank-1 Views (k = 1) or rank-2 Views (n, k) of an integer type (indices) and of
+/// float or double (distances). The neighbours returned are true nearest ones when distances
+/// are evaluated in float64; among reference points at the same float64 distance the smallest
+/// index wins. Every method and implementation returns the same.
+///
+/// Views that the execution space cannot access are copied into its memory space for the call
+/// (and results copied back), in chunks when they exceed options.memory_budget, and as a
+/// pipeline beside the computation for large observation sets: pass Views in
+/// ExecutionSpace::memory_space to avoid the copies.
+///
+/// \throws kernwerk::invalid_argument naming the argument, before any output is written, when
+/// an input is unusable: empty sets, mismatched dimensions, k outside 1..32 or above the
+/// reference count, outputs shorter than the observations or overlapping an input or each
+/// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees, a radius that is not
+/// positive and finite, a memory budget too small for any chunk.
+/// \throws kernwerk::unsupported for implementation_kind::tuned where the build has no tuned
+/// specialisation for ExecutionSpace or it does not cover the metric and k, and for the indexed
+/// method with the euclidean metric.
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
 void nearest(const ExecutionSpace& space, const Observations& observations,

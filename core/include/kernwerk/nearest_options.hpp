@@ -1,5 +1,6 @@
 #pragma once
-// Options of kernwerk::nearest, and their names on the command line and in the C API.
+/// \file
+/// Options of kernwerk::nearest, and their names on the command line and in the C API.
 #include <cstddef>
 #include <string>
 
@@ -7,37 +8,51 @@
 
 namespace kernwerk {
 
-enum class metric_kind { haversine, euclidean };
-// brute: every pair, a guaranteed cost; indexed: a spatial index over the references built
-// per call (haversine), the same answer; automatic: indexed where it pays, judged from the
-// sizes and, for large sets, from both methods timed on a sample of the observations.
-enum class method_kind { automatic, brute, indexed };
+/// The distance between points.
+enum class metric_kind {
+  haversine,  ///< along the sphere between (latitude, longitude) points
+  euclidean,  ///< straight-line between (x, y) or (x, y, z) points
+};
+/// How kernwerk::nearest searches; every method returns the same answer.
+enum class method_kind {
+  /// indexed where it pays, judged from the sizes and, for large sets, from both methods timed
+  /// on a sample of the observations
+  automatic,
+  brute,    ///< every pair: a guaranteed cost
+  indexed,  ///< a spatial index over the references, built per call (haversine only)
+};
+/// The unit of haversine coordinates.
 enum class angle_unit { radians, degrees };
 
-// What a call ran, and why (the command line's summary says it).
+/// What a call ran, and why (the command line's summary says it).
 struct nearest_report {
-  method_kind method = method_kind::brute;
-  std::string reason;
+  method_kind method = method_kind::brute;  ///< the method that ran
+  std::string reason;                       ///< why it was chosen, in words
 };
 
+/// Options of kernwerk::nearest; the defaults search haversine distances in radians.
 struct nearest_options {
-  metric_kind metric = metric_kind::haversine;
-  angle_unit units = angle_unit::radians;  // of haversine coordinates
-  double radius = 1.0;                     // haversine distances are radians times this
-  method_kind method = method_kind::automatic;
-  // Bytes of the execution space's memory a call may use for copies of inputs it cannot reach
-  // and for its scratch, roughly; larger sets are cut into chunks (same answer, bit for bit).
-  // 0: no limit where the inputs are in reach, else most of the device's free memory.
+  metric_kind metric = metric_kind::haversine;  ///< the distance
+  angle_unit units = angle_unit::radians;       ///< of haversine coordinates
+  double radius = 1.0;  ///< haversine distances are radians times this (6371.0088: km on Earth)
+  method_kind method = method_kind::automatic;  ///< how to search
+  /// Bytes of the execution space's memory a call may use for copies of inputs it cannot reach
+  /// and for its scratch, roughly; larger sets are cut into chunks (same answer, bit for bit).
+  /// 0: no limit where the inputs are in reach, else most of the device's free memory.
   std::size_t memory_budget = 0;
-  implementation_kind implementation = implementation_kind::automatic;  // of the brute force
-  nearest_report* report = nullptr;  // filled by the call where given
+  /// The code path of the brute force.
+  implementation_kind implementation = implementation_kind::automatic;
+  nearest_report* report = nullptr;  ///< filled by the call where given
 };
 
-// "haversine" or "euclidean"; anything else is a kernwerk::invalid_argument naming `argument`.
+/// "haversine" or "euclidean"; anything else is a kernwerk::invalid_argument naming `argument`.
 metric_kind parse_metric(const std::string& text, const std::string& argument);
+/// "haversine" or "euclidean".
 const char* to_string(metric_kind kind);
-// "auto", "brute" or "indexed".
+/// "auto", "brute" or "indexed"; anything else is a kernwerk::invalid_argument naming
+/// `argument`.
 method_kind parse_method(const std::string& text, const std::string& argument);
+/// "auto", "brute" or "indexed".
 const char* to_string(method_kind kind);
 
 }  // namespace kernwerk

@@ -1,7 +1,8 @@
 #pragma once
-// A plain float64 brute force on the host, independent of the Kokkos implementations: it
-// evaluates the haversine formula (or the Euclidean distance) for every pair. The demo and the
-// tests check kernwerk::nearest against it; users can spot-check their own results with it.
+/// \file
+/// A plain float64 brute force on the host, independent of the Kokkos implementations: it
+/// evaluates the haversine formula (or the Euclidean distance) for every pair. The demo and the
+/// tests check kernwerk::nearest against it; users can spot-check their own results with it.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -11,18 +12,20 @@
 
 #include "kernwerk/nearest_options.hpp"
 
+/// The float64 brute force of kernwerk::nearest, for checking its answers.
 namespace kernwerk::reference {
 
-// Points are row-major: point i is values[i * dimension + d].
+/// Points in host memory, row-major: point i is values[i * dimension + d].
 struct points {
-  const double* values;
-  std::size_t count;
-  std::size_t dimension;
+  const double* values;   ///< count x dimension coordinates
+  std::size_t count;      ///< points
+  std::size_t dimension;  ///< coordinates a point
+  /// Coordinate d of point i.
   double operator()(std::size_t i, std::size_t d) const { return values[i * dimension + d]; }
 };
 
-// What the search minimises for observation i and reference j: the haversine of the central
-// angle, or the squared Euclidean distance. Both grow with the distance.
+/// What the search minimises for observation i and reference j: the haversine of the central
+/// angle, or the squared Euclidean distance. Both grow with the distance.
 inline double order_key(const points& observations, std::size_t i, const points& references,
                         std::size_t j, const nearest_options& options) {
   if (options.metric == metric_kind::euclidean) {
@@ -40,18 +43,19 @@ inline double order_key(const points& observations, std::size_t i, const points&
   return a * a + std::cos(lat1) * std::cos(lat2) * b * b;
 }
 
-// The distance the search reports for an order key.
+/// The distance the search reports for an order key.
 inline double distance_of(double key, const nearest_options& options) {
   if (options.metric == metric_kind::euclidean) return std::sqrt(key);
   return options.radius * 2 * std::asin(std::sqrt(std::fmin(key, 1.0)));
 }
 
+/// A reference and its order key.
 struct neighbour {
-  std::int64_t index;
-  double key;
+  std::int64_t index;  ///< of the reference
+  double key;          ///< order_key to it
 };
 
-// Keys of observation i to every reference.
+/// Keys of observation i to every reference.
 inline std::vector<double> all_keys(const points& observations, std::size_t i,
                                     const points& references, const nearest_options& options) {
   std::vector<double> keys(references.count);
@@ -60,7 +64,7 @@ inline std::vector<double> all_keys(const points& observations, std::size_t i,
   return keys;
 }
 
-// The k smallest keys with their indices, equal keys by index.
+/// The k smallest keys with their indices, equal keys by index.
 inline std::vector<neighbour> smallest_k(const std::vector<double>& keys, std::size_t k) {
   std::vector<neighbour> all(keys.size());
   for (std::size_t j = 0; j < keys.size(); ++j) all[j] = {static_cast<std::int64_t>(j), keys[j]};
@@ -72,11 +76,12 @@ inline std::vector<neighbour> smallest_k(const std::vector<double>& keys, std::s
   return all;
 }
 
-// Checks the k answers of observation i, nearest first. Each must be the reference's at its
-// rank: the same index, or where the reference's key at that rank has a neighbour within the
-// rounding tolerance (backends' sin and cos may differ in the last bit), a key within that
-// tolerance; equal keys must come in index order (the tie rule), no index twice, and every
-// reported distance must be its reference's. Returns an empty string when all is right.
+/// Checks the k answers of observation i, nearest first. Each must be the reference's at its
+/// rank: the same index, or where the reference's key at that rank has a neighbour within the
+/// rounding tolerance (backends' sin and cos may differ in the last bit), a key within that
+/// tolerance; equal keys must come in index order (the tie rule), no index twice, and every
+/// reported distance must be its reference's to within reported_precision. Returns an empty
+/// string when all is right, else what is wrong.
 inline std::string check_k(const points& observations, std::size_t i, const points& references,
                            const std::int64_t* index, const double* reported, std::size_t k,
                            const nearest_options& options, double reported_precision = 1e-12) {
@@ -111,7 +116,7 @@ inline std::string check_k(const points& observations, std::size_t i, const poin
   return {};
 }
 
-// check_k for the nearest neighbour alone.
+/// check_k for the nearest neighbour alone.
 inline std::string check_one(const points& observations, std::size_t i, const points& references,
                              std::int64_t index, double reported, const nearest_options& options,
                              double reported_precision = 1e-12) {

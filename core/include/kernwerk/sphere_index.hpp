@@ -1,16 +1,6 @@
 #pragma once
-// A reusable index over reference points on the sphere: built once, queried many times (fixed
-// stations against every time step's observations), like ArborX's BVH or scikit-learn's
-// BallTree. kernwerk::nearest with method indexed builds the same index per call.
-//
-//   kernwerk::sphere_index index(space, references);            // (lat, lon) rows
-//   index.nearest(space, observations, indices, distances);     // k from the outputs' shape
-//
-// Answers are those of kernwerk::nearest: exact in float64, nearest first, ties to the
-// smallest reference index, distances along the sphere in radians times options.radius.
-// The index keeps its own copy of the references in the execution space's memory (about
-// 80 bytes a point), so the caller's View may change or go after construction. Views out of
-// the execution space's reach are copied in for a query (and results copied back).
+/// \file
+/// A reusable index over reference points on the sphere, for many nearest-neighbour queries.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -28,20 +18,37 @@
 
 namespace kernwerk {
 
+/// Options of kernwerk::sphere_index.
 struct sphere_index_options {
-  angle_unit units = angle_unit::radians;  // of references and of every query's observations
-  double radius = 1.0;                     // distances are radians times this
+  angle_unit units = angle_unit::radians;  ///< of references and of every query's observations
+  double radius = 1.0;                     ///< distances are radians times this
 };
 
+/// A reusable index over reference points on the sphere: built once, queried many times (fixed
+/// stations against every time step's observations), like ArborX's BVH or scikit-learn's
+/// BallTree. kernwerk::nearest with method_kind::indexed builds the same index per call.
+///
+/// \code
+/// kernwerk::sphere_index index(space, references);         // (lat, lon) rows
+/// index.nearest(space, observations, indices, distances);  // k from the outputs' shape
+/// \endcode
+///
+/// Answers are those of kernwerk::nearest: exact in float64, nearest first, ties to the
+/// smallest reference index, distances along the sphere in radians times options.radius.
+/// The index keeps its own copy of the references in the execution space's memory (about
+/// 80 bytes a point), so the caller's View may change or go after construction. Views out of
+/// the execution space's reach are copied in for a query (and results copied back).
 template <class ExecutionSpace>
 class sphere_index {
  public:
-  using execution_space = ExecutionSpace;
-  using memory_space = typename ExecutionSpace::memory_space;
+  using execution_space = ExecutionSpace;  ///< where the index is built and queried
+  using memory_space = typename ExecutionSpace::memory_space;  ///< where the index lives
 
-  // Throws kernwerk::invalid_argument naming the argument for an empty set, points that are
-  // not (lat, lon), NaN or infinite coordinates, latitudes past the poles, more than 2^31 - 1
-  // points, a radius that is not positive and finite.
+  /// Builds the index over `references`, a rank-2 View of (latitude, longitude) rows in any
+  /// layout and memory space.
+  /// \throws kernwerk::invalid_argument naming the argument for an empty set, points that are
+  /// not (lat, lon), NaN or infinite coordinates, latitudes past the poles, more than 2^31 - 1
+  /// points, a radius that is not positive and finite.
   template <class References>
   sphere_index(const ExecutionSpace& space, const References& references,
                const sphere_index_options& options = {})
@@ -72,10 +79,10 @@ class sphere_index {
                                   scratch);
   }
 
-  // Fills indices(i[, q]) and distances(i[, q]) with the k nearest references of every
-  // observation, k = 1 for rank-1 outputs, the column count (1 to 32) of rank-2 ones. Throws
-  // kernwerk::invalid_argument naming the argument, before any output is written, as
-  // kernwerk::nearest does.
+  /// Fills indices(i[, q]) and distances(i[, q]) with the k nearest references of every
+  /// observation, k = 1 for rank-1 outputs, the column count (1 to 32) of rank-2 ones.
+  /// \throws kernwerk::invalid_argument naming the argument, before any output is written, as
+  /// kernwerk::nearest does.
   template <class Observations, class Indices, class Distances>
   void nearest(const ExecutionSpace& space, const Observations& observations,
                const Indices& indices, const Distances& distances) const {
@@ -113,10 +120,11 @@ class sphere_index {
     space.fence();
   }
 
-  // References indexed.
+  /// References indexed.
   std::size_t size() const { return std::size_t(bvh_.size); }
-  // Bytes of the execution space's memory the index holds.
+  /// Bytes of the execution space's memory the index holds.
   std::size_t bytes() const { return memory_.extent(0); }
+  /// The options it was built with.
   const sphere_index_options& options() const { return options_; }
 
  private:

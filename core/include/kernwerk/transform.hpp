@@ -1,8 +1,6 @@
 #pragma once
-// Fused elementwise maps: out(i) = f(in_1(i), ..., in_k(i)) over rank-1 Views in one pass, so
-// that a chain of elementwise steps written as one functor reads each input once and writes
-// once. The output may be one of the inputs itself (in place, e.g. y = a x + y) but must not
-// overlap any input otherwise.
+/// \file
+/// Fused elementwise maps over rank-1 Views, and the course's maps.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -25,29 +23,35 @@
 
 namespace kernwerk {
 
+/// The course's elementwise maps, as functors for kernwerk::transform.
 namespace maps {
-// a x + y
+/// a x + y
 struct saxpy {
-  double a;
+  double a;  ///< the factor of x
+  /// a x + y in T's arithmetic
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return T(a) * x + y; }
 };
-// 2 (x - y) / (x + y), the course's relative difference
+/// 2 (x - y) / (x + y), the course's relative difference
 struct rel_diff {
+  /// 2 (x - y) / (x + y) in T's arithmetic
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return T(2) * (x - y) / (x + y); }
 };
-// cos^2 x + sin^2 x (1 up to rounding: a check of the device's trigonometry)
+/// cos^2 x + sin^2 x (1 up to rounding: a check of the device's trigonometry)
 struct cos2_plus_sin2 {
+  /// cos^2 x + sin^2 x in T's arithmetic
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x) const {
     const T c = impl::math::cos(x), s = impl::math::sin(x);
     return c * c + s * s;
   }
 };
-// lambda (x if x > 0, else alpha e^x - alpha), the scaled exponential linear unit
+/// lambda (x if x > 0, else alpha e^x - alpha), the scaled exponential linear unit
 struct selu {
-  double alpha = 1.67, lambda = 1.05;
+  double alpha = 1.67;   ///< the scale of the negative part
+  double lambda = 1.05;  ///< the scale of the whole
+  /// selu(x) in T's arithmetic
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T x) const {
     return T(lambda) * (x > T(0) ? x : T(alpha) * impl::math::exp(x) - T(alpha));
@@ -55,7 +59,13 @@ struct selu {
 };
 }  // namespace maps
 
-
+/// out(i) = f(inputs(i)...) for every i, over rank-1 Views of one length in one pass, so that a
+/// chain of elementwise steps written as one functor reads each input once and writes once.
+/// The output may be one of the inputs itself (in place, e.g. y = a x + y) but must not overlap
+/// any input otherwise. f is callable on the execution space.
+///
+/// \throws kernwerk::invalid_argument naming the argument ("input 2", "out"): lengths that
+/// differ, an output that overlaps an input without being it.
 template <class ExecutionSpace, class Output, class Function, class... Inputs>
 void transform(const ExecutionSpace& space, const Output& out, const Function& f,
                const Inputs&... inputs) {

@@ -1,0 +1,444 @@
+#pragma once
+// The workings of kernwerk::mpi::nearest (kernwerk/mpi/nearest.hpp): argument agreement across
+// ranks, the cost model, the replicate and ring strategies, and how messages reach MPI.
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_Query_cuda_support, MPIX_Query_rocm_support
+#define KERNWERK_OPEN_MPI_EXTENSIONS 1
+#endif
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernwerk/mpi/nearest_options.hpp"
+#include "kernwerk/nearest.hpp"
+
+namespace kernwerk::mpi::detail {
+
+inline constexpr const char* fn = "mpi::nearest";
+
+// Adds the wall time of each phase to one field of the caller's timings; with no timings, runs
+// the phase and nothing else (no fences).
+template <class ExecutionSpace>
+struct phase_clock {
+  const ExecutionSpace& space;
+  nearest_timings* timings;
+  // A phase on the host alone (no fence): an MPI wait while the space computes.
+  template <class Phase>
+  void host(double nearest_timings::*field, Phase&& phase) const {
+    if (!timings) return void(phase());
+    const auto start = std::chrono::steady_clock::now();
+    phase();
+    timings->*field += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  // A phase and the work it queued on the space.
+  template <class Phase>
+  void operator()(double nearest_timings::*field, Phase&& phase) const {
+    if (!timings) return void(phase());
+    host(field, [&] {
+      phase();
+      space.fence();
+    });
+  }
+  // Waits for the work queued on the space (always), timed as `field`.
+  void fence(double nearest_timings::*field) const {
+    if (!timings) return space.fence();
+    host(field, [&] { space.fence(); });
+  }
+};
+
+inline void check_mpi(int code, const char* call) {
+  if (code != MPI_SUCCESS)
+    throw error(std::string("kernwerk::mpi::nearest: ") + call + " failed (MPI error " +
+                std::to_string(code) + ")");
+}
+
+inline int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return rank;
+}
+inline int size_of(MPI_Comm comm) {
+  int size = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size;
+}
+
+// Runs `local` on every rank. Where it throws on any rank, every rank throws the error of the
+// lowest such rank, as an error of `function` with that rank named in the problem.
+template <class Local>
+void agree(MPI_Comm comm, const char* function, Local&& local) {
+  int kind = 0;  // 1 invalid_argument, 2 unsupported, 3 any other error
+  std::string argument, problem;
+  const auto after_argument = [&](const std::string& text) {
+    const std::string marker = ": " + argument + ": ";
+    const auto at = text.find(marker);
+    return at == std::string::npos ? text : text.substr(at + marker.size());
+  };
+  try {
+    local();
+  } catch (const invalid_argument& failure) {
+    kind = 1;
+    argument = failure.argument();
+    problem = after_argument(failure.what());
+  } catch (const unsupported& failure) {
+    kind = 2;
+    argument = failure.argument();
+    problem = after_argument(failure.what());
+  } catch (const std::exception& failure) {
+    kind = 3;
+    problem = failure.what();
+  }
+  const int rank = rank_of(comm);
+  int mine = kind ? rank : INT_MAX, first = INT_MAX;
+  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (first == INT_MAX) return;
+  int header[3] = {kind, int(argument.size()), int(problem.size())};
+  check_mpi(MPI_Bcast(header, 3, MPI_INT, first, comm), "MPI_Bcast");
+  std::string text = argument + problem;
+  text.resize(std::size_t(header[1]) + std::size_t(header[2]));
+  check_mpi(MPI_Bcast(text.data(), int(text.size()), MPI_CHAR, first, comm), "MPI_Bcast");
+  argument = text.substr(0, header[1]);
+  problem = "rank " + std::to_string(first) + ": " + text.substr(header[1]);
+  if (header[0] == 1) throw invalid_argument(function, argument, problem);
+  if (header[0] == 2) throw unsupported(function, argument, problem);
+  throw error("kernwerk::" + std::string(function) + ": " + problem);
+}
+
+// What must be the same on every rank: k, the point dimension and the options.
+inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dimension,
+                                  const nearest_options& options) {
+  const double mine[] = {double(k),
+                         double(dimension),
+                         double(options.metric),
+                         double(options.units),
+                         options.radius,
+                         double(options.method),
+                         double(options.implementation),
+                         double(options.memory_budget),
+                         double(options.strategy),
+                         double(options.messages)};
+  constexpr int fields = sizeof mine / sizeof mine[0];
+  const char* names[fields] = {"indices",           "observations",           "options.metric",
+                               "options.units",     "options.radius",         "options.method",
+                               "options.implementation", "options.memory_budget", "options.strategy",
+                               "options.messages"};
+  const char* what[fields] = {"k", "coordinates per point", "", "", "", "", "", "", "", ""};
+  const auto text = [](double value) {
+    if (value == std::floor(value) && std::abs(value) < 1e18) return std::to_string(std::int64_t(value));
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.17g", value);
+    return std::string(digits);
+  };
+  std::vector<double> all(std::size_t(fields) * size_of(comm));
+  check_mpi(MPI_Allgather(mine, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, comm),
+            "MPI_Allgather");
+  for (std::size_t r = 1; r < all.size() / fields; ++r)
+    for (int f = 0; f < fields; ++f)
+      if (all[r * fields + f] != all[f])
+        throw invalid_argument(fn, names[f],
+                               std::string(*what[f] ? what[f] : "the value") +
+                                   " differs between ranks: " + text(all[f]) +
+                                   " on rank 0, " + text(all[r * fields + f]) +
+                                   " on rank " + std::to_string(r));
+}
+
+// References of every rank and their global offsets.
+struct shards {
+  std::vector<std::int64_t> count, offset;
+  std::int64_t total = 0;
+  std::int64_t largest() const { return *std::max_element(count.begin(), count.end()); }
+};
+inline shards gather_counts(MPI_Comm comm, std::int64_t mine) {
+  shards s;
+  s.count.resize(std::size_t(size_of(comm)));
+  check_mpi(MPI_Allgather(&mine, 1, MPI_INT64_T, s.count.data(), 1, MPI_INT64_T, comm),
+            "MPI_Allgather");
+  for (const auto c : s.count) {
+    s.offset.push_back(s.total);
+    s.total += c;
+  }
+  return s;
+}
+
+template <class ExecutionSpace>
+strategy_kind choose_strategy(const nearest_options& options, const shards& s) {
+  if (options.strategy != strategy_kind::automatic) return options.strategy;
+  using memory_space = typename ExecutionSpace::memory_space;
+  const std::size_t budget = options.memory_budget
+                                 ? options.memory_budget
+                                 : kernwerk::impl::default_memory_budget<ExecutionSpace>::bytes();
+  const double replicated = double(s.total) * (2 * sizeof(double) + 128) +
+                            double(kernwerk::impl::sphere_bvh<memory_space>::footprint(s.total));
+  return replicated <= double(budget) / 2 ? strategy_kind::replicate : strategy_kind::ring;
+}
+
+template <class ExecutionSpace>
+using point_rows = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
+using host_rows = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+// `references` as rows of doubles in `out` (any memory): one copy where they are contiguous
+// rows of double already, else converted where they live (on the execution space, or on the
+// host where it cannot reach them) and copied.
+template <class ExecutionSpace, class References, class Out>
+void copy_rows(const ExecutionSpace& space, const References& references, const Out& out) {
+  using value = typename References::non_const_value_type;
+  using layout = typename References::array_layout;
+  if constexpr (std::is_same_v<value, double> && std::is_same_v<layout, Kokkos::LayoutRight>) {
+    if (references.span_is_contiguous()) {
+      Kokkos::deep_copy(space, out, references);
+      space.fence();
+      return;
+    }
+  }
+  constexpr bool reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible;
+  using converter = std::conditional_t<reached, ExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+  const std::size_t m = references.extent(0), dimension = references.extent(1);
+  Kokkos::View<double**, Kokkos::LayoutRight, typename converter::memory_space> converted(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::converted"), m, dimension);
+  const converter where = [&] {
+    if constexpr (reached) return space;
+    else return converter();
+  }();
+  Kokkos::parallel_for("kernwerk::mpi::convert",
+                       Kokkos::RangePolicy<converter, Kokkos::IndexType<std::int64_t>>(where, 0, std::int64_t(m)),
+                       KOKKOS_LAMBDA(const std::int64_t j) {
+                         for (std::size_t d = 0; d < dimension; ++d) converted(j, d) = double(references(j, d));
+                       });
+  where.fence();
+  Kokkos::deep_copy(space, out, converted);
+  space.fence();
+}
+
+// Whether MPI can be handed memory of MemorySpace (see message_path).
+template <class MemorySpace>
+bool mpi_reaches() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    return true;
+  } else {
+    if (const char* said = std::getenv("KERNWERK_MPI_GPU_AWARE"); said && *said) return std::string(said) == "1";
+#if defined(KERNWERK_OPEN_MPI_EXTENSIONS) && defined(KOKKOS_ENABLE_CUDA) && defined(MPIX_CUDA_AWARE_SUPPORT) && \
+    MPIX_CUDA_AWARE_SUPPORT
+    if (std::is_same_v<MemorySpace, typename Kokkos::DefaultExecutionSpace::memory_space>)
+      return MPIX_Query_cuda_support() == 1;
+#endif
+#if defined(KERNWERK_OPEN_MPI_EXTENSIONS) && defined(KOKKOS_ENABLE_HIP) && defined(MPIX_ROCM_AWARE_SUPPORT) && \
+    MPIX_ROCM_AWARE_SUPPORT
+    if (std::is_same_v<MemorySpace, typename Kokkos::DefaultExecutionSpace::memory_space>)
+      return MPIX_Query_rocm_support() == 1;
+#endif
+    return false;
+  }
+}
+
+template <class ExecutionSpace>
+bool in_place(const nearest_options& options) {
+  if (options.messages != message_path::automatic) return options.messages == message_path::in_place;
+  return mpi_reaches<typename ExecutionSpace::memory_space>();
+}
+
+struct mpi_staging_purpose;
+template <class ExecutionSpace>
+using staging = kernwerk::impl::workspace<typename kernwerk::impl::staging_memory<ExecutionSpace>::type,
+                                          mpi_staging_purpose>;
+
+// A datatype of one point (dimension doubles), so that counts stay below 2^31 for any set
+// the index takes.
+struct point_type {
+  MPI_Datatype type;
+  explicit point_type(int dimension) {
+    check_mpi(MPI_Type_contiguous(dimension, MPI_DOUBLE, &type), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  }
+  ~point_type() { MPI_Type_free(&type); }
+  point_type(const point_type&) = delete;
+  point_type& operator=(const point_type&) = delete;
+};
+
+template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
+void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
+               const References& references, const Indices& indices, const Distances& distances,
+               const nearest_options& options, const shards& s) {
+  const int dimension = int(references.extent(1)), ranks = size_of(comm), rank = rank_of(comm);
+  const std::size_t total = std::size_t(s.total);
+  const phase_clock<ExecutionSpace> clock{space, options.timings};
+  std::vector<int> counts(ranks), displacements(ranks);
+  for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
+  const point_type point(dimension);
+  const auto gather = [&](double* all) {
+    clock.host(&nearest_timings::exchange, [&] {
+      check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
+                               displacements.data(), point.type, comm),
+                "MPI_Allgatherv");
+    });
+  };
+  const auto mine = std::make_pair(std::size_t(s.offset[rank]), std::size_t(s.offset[rank] + s.count[rank]));
+  // Every rank's references, gathered in the execution space's memory (in place) or through a
+  // page-locked host buffer (staged) and copied there, where this rank has observations.
+  point_rows<ExecutionSpace> here;
+  const auto allocate_here = [&] {
+    here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
+                                      total, dimension);
+  };
+  if (in_place<ExecutionSpace>(options)) {
+    clock(&nearest_timings::staging, [&] {
+      allocate_here();
+      copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
+    });
+    gather(here.data());
+  } else {
+    staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
+    const host_rows all(memory.template take<double>(total * dimension), total, dimension);
+    clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
+    gather(all.data());
+    if (observations.extent(0) > 0)
+      clock(&nearest_timings::staging, [&] {
+        allocate_here();
+        Kokkos::deep_copy(space, here, all);
+      });
+  }
+  if (observations.extent(0) == 0) return;
+  clock(&nearest_timings::compute,
+        [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
+}
+
+template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
+void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
+          const References& references, const Indices& indices, const Distances& distances,
+          const nearest_options& options, const shards& s, std::size_t k) {
+  using namespace kernwerk::impl;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
+  using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  const int ranks = size_of(comm), rank = rank_of(comm);
+  const int dimension = int(observations.extent(1));
+  const std::size_t n = observations.extent(0), largest = std::size_t(s.largest());
+  const int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
+
+  // Two shards in the execution space's memory: the one searched and the next, which MPI
+  // receives into itself (in place) or which is copied in from a page-locked host buffer
+  // (staged: two of those, the shard going right and the one coming from the left).
+  const bool direct = in_place<ExecutionSpace>(options);
+  const std::size_t shard_doubles = largest * dimension;
+  std::optional<staging<ExecutionSpace>> memory;
+  double *outgoing = nullptr, *incoming = nullptr;
+  if (!direct) {
+    memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
+    outgoing = memory->template take<double>(shard_doubles);
+    incoming = memory->template take<double>(shard_doubles);
+  }
+  const phase_clock<ExecutionSpace> clock{space, options.timings};
+  point_rows<ExecutionSpace> shard[2];
+  const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
+  decltype(Kokkos::create_mirror_view_and_copy(memory_space(), observations)) observations_here;
+  clock(&nearest_timings::staging, [&] {
+    for (auto& view : shard)
+      view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
+                                        largest, dimension);
+    const auto first = Kokkos::subview(shard[0], rows(rank), Kokkos::ALL());
+    if (direct) {
+      copy_rows(space, references, first);
+    } else {
+      copy_rows(space, references, host_rows(outgoing, s.count[rank], dimension));
+      Kokkos::deep_copy(space, first, host_rows(outgoing, s.count[rank], dimension));
+    }
+    observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+  });
+  index_matrix best_index, chunk_index;
+  key_matrix best_key, chunk_key;
+  clock(&nearest_timings::compute, [&] {
+    best_index = index_matrix("kernwerk::mpi::best_index", n, k);
+    chunk_index = index_matrix("kernwerk::mpi::chunk_index", n, k);
+    best_key = key_matrix("kernwerk::mpi::best_key", n, k);
+    chunk_key = key_matrix("kernwerk::mpi::chunk_key", n, k);
+  });
+  const point_type point(dimension);
+  const bool haversine = options.metric == metric_kind::haversine;
+  nearest_report local_report;
+  nearest_report& report = options.report ? *options.report : local_report;  // the last shard's
+  int kept = 0;
+  for (int step = 0; step < ranks; ++step) {
+    const int owner = (rank - step + ranks) % ranks, next = (owner + ranks - 1) % ranks;
+    MPI_Request requests[2];
+    const bool passing = step + 1 < ranks;
+    if (passing) {
+      double* receive = direct ? shard[(step + 1) % 2].data() : incoming;
+      double* send = direct ? shard[step % 2].data() : outgoing;
+      check_mpi(MPI_Irecv(receive, int(s.count[next]), point.type, left, step, comm, &requests[0]), "MPI_Irecv");
+      check_mpi(MPI_Isend(send, int(s.count[owner]), point.type, right, step, comm, &requests[1]), "MPI_Isend");
+    }
+    const std::size_t m = std::size_t(s.count[owner]);
+    // The search, queued on `space` (where it runs asynchronously: while the next shard travels).
+    if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {
+      const int k_shard = int(std::min(k, m));
+      const auto run_rows = std::make_pair(std::size_t(0), n);
+      const auto columns = std::make_pair(0, k_shard);
+      const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
+      const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
+      const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
+      report = {plan.choice.method, plan.choice.reason};
+      const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
+                                               options.radius, &report};
+      run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
+          neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);
+      Kokkos::parallel_for("kernwerk::mpi::shard_merge", policy(space, 0, std::int64_t(n)),
+                           merge_chunk<index_matrix, key_matrix>{best_index, chunk_index, best_key,
+                                                                 chunk_key, int(k), k_shard, kept,
+                                                                 s.offset[owner]});
+      kept = std::min(int(k), kept + k_shard);
+    });
+    if (passing) {
+      clock.host(&nearest_timings::exchange,
+                 [&] { check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall"); });
+      // The search of this step is done (it ran during the transfer), and with it every use
+      // of the shard to be overwritten and of the buffer the next step receives into.
+      clock.fence(&nearest_timings::compute);
+      if (!direct) {
+        std::swap(outgoing, incoming);
+        clock(&nearest_timings::staging, [&] {
+          Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
+                            host_rows(outgoing, s.count[next], dimension));
+        });
+      }
+    }
+  }
+  if (n == 0) return;
+  const auto written = std::make_pair(std::size_t(0), n);
+  const auto indices_out = first_rows(indices, written);
+  const auto distances_out = first_rows(distances, written);
+  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
+  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
+  const auto finish = [&](const auto& distance) {
+    using out_i = std::decay_t<decltype(indices_here)>;
+    using out_d = std::decay_t<decltype(distances_here)>;
+    Kokkos::parallel_for("kernwerk::mpi::finish", policy(space, 0, std::int64_t(n)),
+                         finish_chunk<index_matrix, key_matrix, std::decay_t<decltype(distance)>, out_i, out_d>{
+                             best_index, best_key, distance, indices_here, distances_here, 0, int(k)});
+  };
+  clock(&nearest_timings::compute, [&] {
+    if (haversine)
+      finish(sphere_distance{options.radius});
+    else
+      finish(euclidean_distance{});
+  });
+  clock(&nearest_timings::staging, [&] {
+    if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
+    if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
+  });
+  space.fence();
+}
+
+}  // namespace kernwerk::mpi::detail

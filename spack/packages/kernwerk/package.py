@@ -1,5 +1,5 @@
-# Kernwerk's spack recipe: `spack repo add <checkout>/spack`, then `spack install kernwerk` with
-# the backend of the machine (`+cuda cuda_arch=90`, `+rocm amdgpu_target=gfx908`, `+openmp`).
+# Kernwerk's spack recipe. Kernwerk has no public download yet: spack builds a checkout of it
+# (`spack develop`, README "Installing with spack", checked with spack 1.1 and develop).
 # Loads in spack 0.23 (build systems from spack.package) and 1.x (from spack_repo.builtin).
 import spack
 from spack.package import *
@@ -17,16 +17,12 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     exact nearest neighbour on the sphere, 2-D diffusion, integration, reductions, dense linear
     algebra and conjugate gradient, with tuned CUDA, HIP and host paths."""
 
-    homepage = "https://github.com/kernwerk/kernwerk"
-    git = "https://github.com/kernwerk/kernwerk.git"
     maintainers("kernwerk")
     license("UNKNOWN")
 
-    version("main", branch="main")
-    version("0.1.0", tag="v0.1.0")
+    # The checkout `spack develop --path` names; there is nothing to download.
+    version("main")
 
-    variant("openmp", default=True, description="Host parallelism through Kokkos' OpenMP backend")
-    variant("serial", default=True, description="Kokkos' Serial backend")
     variant("fortran", default=True, description="The Fortran module (Kernwerk::kernwerk_fortran)")
     variant("eigen", default=True, description="gemm's vendor path on host spaces through Eigen")
     variant("tests", default=False, description="Build the doctest suites")
@@ -34,7 +30,9 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     variant("python", default=False, description="The Python module kernwerk (pybind11; NumPy, CuPy, PyTorch arrays)")
 
     conflicts("+cuda", when="+rocm", msg="one GPU backend at a time")
-    conflicts("~openmp~serial~cuda~rocm", msg="Kokkos needs at least one execution space")
+    # nvcc refuses a host compiler newer than it knows (Kokkos' nvcc_wrapper hands it ours).
+    conflicts("%gcc@16:", when="+cuda ^cuda@:13.0",
+              msg="CUDA up to 13.0 takes GCC up to 15: build with %gcc@:15 or a newer ^cuda")
 
     # Compilers as dependencies: required from spack 1.0; spack 0.2x takes them from %compiler
     # (and its original concretizer cannot solve them).
@@ -52,9 +50,9 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("py-pybind11@2.6:", type="build", when="+python")
     depends_on("py-numpy", type="run", when="+python")  # host results are NumPy arrays
 
+    # Kernwerk runs on the host execution spaces its Kokkos has (Serial, OpenMP or both), so
+    # an installed Kokkos is taken as it is; choose them on Kokkos (`^kokkos+openmp`).
     depends_on("kokkos@3.4:5")
-    depends_on("kokkos+openmp", when="+openmp")
-    depends_on("kokkos+serial", when="+serial")
     # The GPU backend and architecture are Kokkos' to compile; they must match ours. Kokkos'
     # recipe needs its nvcc wrapper for CUDA with GCC, and CUDA lambdas up to Kokkos 4 (always
     # on from Kokkos 5, where the variant is gone).

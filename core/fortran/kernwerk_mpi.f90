@@ -12,13 +12,6 @@
 !! strategy is one of the KW_STRATEGY_* values. Array shapes and arguments are checked on every
 !! rank alike: a bad one on any rank fails every rank with the same status and message
 !! (kw_last_error), naming the rank. `stat` as in module kernwerk.
-module kernwerk_mpi, target Kernwerk::kernwerk_mpi_fortran): the
-! collective kernwerk::mpi::nearest over an integer communicator (mpi module; MPI_Comm_f2c on
-! the C side). Every rank passes its own observations(dimension, n) and references
-! (dimension, m), any counts, zero allowed; indices(k, n) receives global 1-based indices (the
-! references of lower ranks first), distances(k, n) the distances, nearest first. Array shapes
-! and arguments are checked on every rank alike: a bad one on any rank fails every rank with the
-! same status and message (kw_last_error), naming the rank. `stat` as in module kernwerk.
 module kernwerk_mpi
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real32, real64, int64

@@ -104,13 +104,13 @@ readme_block() {
     on && /^```sh/ {block++; inside = 1; next} on && /^```/ {inside = 0; next}
     on && inside && block == want' "$root/README.md"
 }
+[[ -n $(readme_block 1) ]] || fail "no sh block under 'Installing with spack' in README.md"
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/checkout"
 cd "$work/checkout"
 while IFS= read -r line; do
   echo "+ $line"
   bash -euo pipefail -c "$line" || fail "README line failed: $line"
 done < <(readme_block 1)
-[[ -n $(readme_block 1) ]] || fail "no sh block under 'Installing with spack' in README.md"
 
 [[ -x $nvcc ]] || { echo "spack check: passed, but for the CUDA lines: no CUDA toolkit at /usr/local/cuda"; exit 0; }
 n=0

@@ -2,6 +2,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/nearest_options.hpp"
+#include "kernwerk/within_options.hpp"
 
 namespace kernwerk {
 
@@ -68,6 +69,17 @@ const char* to_string(method_kind kind) {
     case method_kind::indexed: return "indexed";
   }
   return "?";
+}
+
+border_rule parse_border_rule(const std::string& text, const std::string& argument) {
+  if (text == "nearest-core") return border_rule::nearest_core;
+  if (text == "first-cluster") return border_rule::first_cluster;
+  throw invalid_argument("parse_border_rule", argument,
+                         "'" + text + "' is not one of nearest-core, first-cluster");
+}
+
+const char* to_string(border_rule rule) {
+  return rule == border_rule::nearest_core ? "nearest-core" : "first-cluster";
 }
 
 }  // namespace kernwerk

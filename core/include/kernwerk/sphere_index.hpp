@@ -66,9 +66,9 @@ class sphere_index {
     const auto here = Kokkos::create_mirror_view_and_copy(memory_space(), references);
     const auto m = static_cast<std::int64_t>(references.extent(0));
     const int leaf = impl::bvh_policy::leaf_size_for<ExecutionSpace>();
-    const std::size_t keep_bytes = impl::sphere_bvh<memory_space>::bytes(m, leaf);
+    const std::size_t keep_bytes = impl::point_bvh<memory_space>::bytes(m, leaf);
     const std::size_t build_bytes =
-        impl::sphere_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency());
+        impl::point_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency());
     memory_ = Kokkos::View<char*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kernwerk::sphere_index")),
         keep_bytes);
@@ -130,7 +130,7 @@ class sphere_index {
  private:
   sphere_index_options options_;
   Kokkos::View<char*, memory_space> memory_;
-  impl::sphere_bvh<memory_space> bvh_;
+  impl::point_bvh<memory_space> bvh_;
 };
 
 }  // namespace kernwerk

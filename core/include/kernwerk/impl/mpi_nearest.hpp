@@ -180,7 +180,7 @@ strategy_kind choose_strategy(const nearest_options& options, const shards& s) {
                                  ? options.memory_budget
                                  : kernwerk::impl::default_memory_budget<ExecutionSpace>::bytes();
   const double replicated = double(s.total) * (2 * sizeof(double) + 128) +
-                            double(kernwerk::impl::sphere_bvh<memory_space>::footprint(s.total));
+                            double(kernwerk::impl::point_bvh<memory_space>::footprint(s.total));
   return replicated <= double(budget) / 2 ? strategy_kind::replicate : strategy_kind::ring;
 }
 

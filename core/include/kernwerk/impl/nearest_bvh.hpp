@@ -1,5 +1,5 @@
 #pragma once
-// The exact indexed mode of kernwerk::nearest: queries of a sphere_bvh.
+// The exact indexed mode of kernwerk::nearest: queries of a point_bvh.
 //
 // Where the index's grid is used (references covering the sphere), a search first visits its
 // own grid cell and the shells around it (sphere_grid.hpp); most end there. The others, and
@@ -22,7 +22,7 @@
 #include <type_traits>
 
 #include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/sphere_bvh.hpp"
+#include "kernwerk/impl/point_bvh.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -36,7 +36,7 @@ struct ranked_points {
     return bvh.points(bvh.rank(j), column);
   }
 };
-// Observations turn into the index's frame (sphere_bvh::rotation); their latitudes and
+// Observations turn into the index's frame (point_bvh::rotation); their latitudes and
 // longitudes, which the keys take, stay as they are.
 template <class Observations, class Bvh>
 struct sphere_bvh_metric : sphere_metric<Observations, ranked_points<Bvh>> {
@@ -397,7 +397,7 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
                      double radius, const Trial* trial = nullptr,
                      const KeepIndex* keep_index = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using bvh_type = sphere_bvh<memory_space>;
+  using bvh_type = point_bvh<memory_space>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
   const auto n = static_cast<std::int64_t>(observations.extent(0));
   const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();

@@ -347,7 +347,7 @@ chunk_plan plan_chunks(std::size_t budget, std::size_t n, std::size_t m, std::si
   // Half the budget for a reference chunk and its index, half for observations and results.
   std::size_t reference_rows = m;
   const auto reference_bytes = [&](std::size_t rows) {
-    return rows * (reference_row + 128) + sphere_bvh<MemorySpace>::footprint(std::int64_t(rows));
+    return rows * (reference_row + 128) + point_bvh<MemorySpace>::footprint(std::int64_t(rows));
   };
   while (reference_rows > 1 && reference_bytes(reference_rows) > budget / 2)
     reference_rows = (reference_rows + 1) / 2;

@@ -332,7 +332,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   const double needed = (observations_reached ? 0.0 : double(n) * observation_row) +
                         (references_reached ? 0.0 : double(m) * reference_row) +
                         double(n) * k * 32 + double(m) * 128 +
-                        double(sphere_bvh<memory_space>::footprint(std::int64_t(m)));
+                        double(point_bvh<memory_space>::footprint(std::int64_t(m)));
 
   // Only the first observations.extent(0) rows of longer outputs are written.
   const auto written = std::make_pair(std::size_t{0}, n);

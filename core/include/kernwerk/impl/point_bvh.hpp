@@ -1,13 +1,17 @@
 #pragma once
-// The spatial index of kernwerk's exact nearest-neighbour search on the sphere: a bounding
-// volume hierarchy over the reference unit vectors whose cost follows the data, not the cube.
+// The spatial index of kernwerk's exact searches: a bounding volume hierarchy over points in
+// three dimensions whose cost follows the data, not the cube. On the sphere the points are the
+// unit vectors of (lat, lon) (build_sphere_bvh); for the Euclidean metric they are the
+// coordinates themselves, 2-D ones with z = 0 (build_euclidean_bvh).
 //
-// The unit vectors are turned into the principal frame of the references (rotation3), sorted
+// Unit vectors are turned into the principal frame of the references (rotation3), sorted
 // along a Morton curve (63-bit codes in the cube around them, so a cluster of any size gets
 // the codes' full resolution), cut into leaves of `leaf_size` consecutive points, and a complete binary tree is laid over the leaves: node v has children
 // 2v and 2v + 1, the root is node 1, leaf l is node first_leaf + l. Every node holds the
 // float64 box of its points, computed from the points themselves, so the boxes are tight
-// whatever the curve's order and a query's box distances are true lower bounds.
+// whatever the curve's order and a query's box distances are true lower bounds. Euclidean
+// points keep their own frame: their boxes then hold the very values the distances are
+// computed from, whatever the coordinates' magnitude.
 // Empty nodes (the tree is padded to a power of two of leaves) hold empty boxes. The code of
 // each leaf's first point is kept, so that a query finds the leaf where its own code falls
 // and starts from there.
@@ -188,7 +192,7 @@ struct bvh_policy {
 };
 
 template <class MemorySpace>
-struct sphere_bvh {
+struct point_bvh {
   template <class T>
   using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
   using boxes_view = Kokkos::View<double* [6], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
@@ -212,14 +216,15 @@ struct sphere_bvh {
     while (power < leaves) power *= 2;
     return power;
   }
-  // Memory the index keeps.
-  static std::size_t bytes(std::int64_t references, int leaf) {
+  // Memory the index keeps (with_grid: the first stage of nearest-neighbour searches on the
+  // sphere, sphere_grid.hpp).
+  static std::size_t bytes(std::int64_t references, int leaf, bool with_grid = true) {
     using carve = workspace<MemorySpace>;
     return carve::template bytes_for<double>(6 * 2 * leaf_nodes(references, leaf)) +
            carve::template bytes_for<std::uint64_t>((references + leaf - 1) / leaf) +
            sphere_points_bytes<MemorySpace>(references) +
            2 * carve::template bytes_for<int>(references) +
-           sphere_grid<MemorySpace>::bytes(references);
+           (with_grid ? sphere_grid<MemorySpace>::bytes(references) : 0);
   }
   // Memory of an index and its construction, roughly, for planning (the sort's scratch varies
   // by backend: about 12 to 32 bytes a reference).
@@ -229,13 +234,14 @@ struct sphere_bvh {
   }
   // Memory the construction borrows and gives back.
   template <class ExecutionSpace>
-  static std::size_t build_bytes(std::int64_t references, std::int64_t concurrency) {
+  static std::size_t build_bytes(std::int64_t references, std::int64_t concurrency,
+                                 bool with_grid = true) {
     using carve = workspace<MemorySpace>;
     return sphere_points_bytes<MemorySpace>(references) +
            carve::template bytes_for<std::uint64_t>(references) +
            carve::template bytes_for<int>(references) +
            sort_pairs_bytes<ExecutionSpace, int>(references, concurrency) +
-           sphere_grid<MemorySpace>::build_bytes(references);
+           (with_grid ? sphere_grid<MemorySpace>::build_bytes(references) : 0);
   }
 
   KOKKOS_INLINE_FUNCTION bool is_leaf(std::int64_t node) const { return node >= first_leaf; }
@@ -376,16 +382,18 @@ struct parent_boxes {
 
 }  // namespace bvh_build
 
-// Builds the hierarchy over `references` (lat, lon in units of `scale` radians) into memory
-// carved from `keep` (sphere_bvh::bytes), borrowing `scratch` (sphere_bvh::build_bytes).
-template <class ExecutionSpace, class References, class Keep, class Scratch>
-sphere_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
-    const ExecutionSpace& space, const References& references, double scale, int leaf_size,
-    Keep& keep, Scratch& scratch) {
+// Builds the hierarchy over `prepared` (rows of x, y, z and whatever the metric's keys read,
+// in scratch memory, which the build reorders) into memory carved from `keep`
+// (point_bvh::bytes), borrowing `scratch` (point_bvh::build_bytes). rotate: into the
+// references' principal frame; with_grid: the sphere's first stage.
+template <class ExecutionSpace, class Prepared, class Keep, class Scratch>
+point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
+    const ExecutionSpace& space, const Prepared& prepared, int leaf_size, bool rotate,
+    bool with_grid, Keep& keep, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using bvh_type = sphere_bvh<memory_space>;
+  using bvh_type = point_bvh<memory_space>;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  const auto m = static_cast<std::int64_t>(references.extent(0));
+  const auto m = static_cast<std::int64_t>(prepared.extent(0));
   bvh_type bvh;
   bvh.size = m;
   bvh.leaf_size = leaf_size;
@@ -399,18 +407,19 @@ sphere_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
   bvh.order = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
   bvh.rank = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
 
-  const auto prepared = prepare_sphere_references(space, references, scale, scratch);
-  using prepared_type = std::remove_const_t<decltype(prepared)>;
-  double mean[3] = {0, 0, 0}, moments[6] = {0, 0, 0, 0, 0, 0};
-  Kokkos::parallel_reduce("kernwerk::index::mean", policy(space, 0, m),
-                          bvh_build::sum_of<prepared_type>{3, prepared}, mean);
-  for (double& c : mean) c /= double(m);
-  Kokkos::parallel_reduce("kernwerk::index::moments", policy(space, 0, m),
-                          bvh_build::second_moments<prepared_type>{6, prepared, {mean[0], mean[1], mean[2]}},
-                          moments);
-  bvh.rotation = rotation3::principal(moments);
-  Kokkos::parallel_for("kernwerk::index::rotate", policy(space, 0, m),
-                       bvh_build::rotate_points<prepared_type>{prepared, bvh.rotation});
+  using prepared_type = std::remove_const_t<Prepared>;
+  if (rotate) {
+    double mean[3] = {0, 0, 0}, moments[6] = {0, 0, 0, 0, 0, 0};
+    Kokkos::parallel_reduce("kernwerk::index::mean", policy(space, 0, m),
+                            bvh_build::sum_of<prepared_type>{3, prepared}, mean);
+    for (double& c : mean) c /= double(m);
+    Kokkos::parallel_reduce("kernwerk::index::moments", policy(space, 0, m),
+                            bvh_build::second_moments<prepared_type>{6, prepared, {mean[0], mean[1], mean[2]}},
+                            moments);
+    bvh.rotation = rotation3::principal(moments);
+    Kokkos::parallel_for("kernwerk::index::rotate", policy(space, 0, m),
+                         bvh_build::rotate_points<prepared_type>{prepared, bvh.rotation});
+  }
   Kokkos::parallel_reduce("kernwerk::index::bounds", policy(space, 0, m),
                           bvh_build::bounds_of<prepared_type>{prepared},
                           box_union<Kokkos::HostSpace>(bvh.bounds));
@@ -430,9 +439,47 @@ sphere_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
   for (std::int64_t level = bvh.first_leaf / 2; level >= 1; level /= 2)
     Kokkos::parallel_for("kernwerk::index::nodes", policy(space, level, 2 * level),
                          bvh_build::parent_boxes<bvh_type>{bvh});
-  bvh.grid = build_sphere_grid(space, bvh.points, bvh.order, keep, scratch);
+  if (with_grid) bvh.grid = build_sphere_grid(space, bvh.points, bvh.order, keep, scratch);
   space.fence();  // before the scratch is given back
   return bvh;
+}
+
+// The hierarchy over `references` (lat, lon in units of `scale` radians) as unit vectors.
+template <class ExecutionSpace, class References, class Keep, class Scratch>
+point_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
+    const ExecutionSpace& space, const References& references, double scale, int leaf_size,
+    Keep& keep, Scratch& scratch, bool with_grid = true) {
+  const auto prepared = prepare_sphere_references(space, references, scale, scratch);
+  return build_point_bvh(space, prepared, leaf_size, true, with_grid, keep, scratch);
+}
+
+namespace bvh_build {
+template <class Points, class Prepared>
+struct prepare_euclidean_point {
+  Points points;
+  Prepared prepared;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
+    prepared(j, column_x) = static_cast<double>(points(j, 0));
+    prepared(j, column_y) = static_cast<double>(points(j, 1));
+    prepared(j, column_z) = points.extent(1) > 2 ? static_cast<double>(points(j, 2)) : 0.0;
+    prepared(j, column_lat) = prepared(j, column_lon) = prepared(j, column_coslat) = 0.0;
+  }
+};
+}  // namespace bvh_build
+
+// The hierarchy over Euclidean `points` of 2 or 3 coordinates, in their own frame, without
+// the sphere's grid.
+template <class ExecutionSpace, class Points, class Keep, class Scratch>
+point_bvh<typename ExecutionSpace::memory_space> build_euclidean_bvh(
+    const ExecutionSpace& space, const Points& points, int leaf_size, Keep& keep, Scratch& scratch) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  const auto m = static_cast<std::int64_t>(points.extent(0));
+  const sphere_points<memory_space> prepared(scratch.template take<double>(sphere_columns * m), m);
+  Kokkos::parallel_for(
+      "kernwerk::index::prepare_euclidean",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, m),
+      bvh_build::prepare_euclidean_point<Points, sphere_points<memory_space>>{points, prepared});
+  return build_point_bvh(space, prepared, leaf_size, false, false, keep, scratch);
 }
 
 }  // namespace kernwerk::impl

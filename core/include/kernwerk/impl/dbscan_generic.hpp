@@ -1,0 +1,169 @@
+#pragma once
+// kernwerk::dbscan on the radius search's index, after ArborX's FDBSCAN: every point counts its
+// neighbours within eps (stopping at min_samples) to know whether it is a core point; core
+// points within eps of each other are joined by a lock-free union-find, whose roots are the
+// smallest index of their set (the larger root is always linked under the smaller one, by
+// compare-and-swap); the roots, in index order, number the clusters; a point that is not core
+// takes the cluster of a core point within eps, chosen by the border rule, or is noise.
+// Threads work through the index's points in its curve order, so that neighbouring threads
+// search the same nodes.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "kernwerk/impl/radius_search.hpp"
+
+namespace kernwerk::impl {
+
+// The root of x's set. Path halving: a link is replaced by its grandparent, an ancestor too, so
+// that the stores race harmlessly with each other and with the unions (a compare-and-swap only
+// ever changes a root, and a root is never halved).
+template <class Parents>
+KOKKOS_INLINE_FUNCTION int find_root(const Parents& parent, int x) {
+  volatile int* links = parent.data();
+  int up = links[x];
+  while (up != x) {
+    const int above = links[up];
+    if (above != up) links[x] = above;
+    x = up;
+    up = above;
+  }
+  return x;
+}
+
+// Joins the sets of a and b under the smaller root.
+template <class Parents>
+KOKKOS_INLINE_FUNCTION void unite(const Parents& parent, int a, int b) {
+  for (;;) {
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a == b) return;
+    if (a > b) {
+      const int swap = a;
+      a = b;
+      b = swap;
+    }
+    if (Kokkos::atomic_compare_exchange(&parent(b), b, a) == b) return;
+  }
+}
+
+template <class Rule, class Flags, class Parents>
+struct dbscan_core_points {
+  Rule rule;
+  Flags core;  // by point index
+  Parents parent;
+  std::int64_t min_samples;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const int j = rule.bvh.order(r);
+    std::int64_t count = 0;
+    auto visit = [&](std::int64_t, double) { return ++count < min_samples; };
+    rule.for_each(rule.row(r), visit);
+    core(j) = count >= min_samples ? 1 : 0;
+    parent(j) = j;
+  }
+};
+
+template <class Rule, class Flags, class Parents>
+struct dbscan_join {
+  Rule rule;
+  Flags core;
+  Parents parent;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const int j = rule.bvh.order(r);
+    if (!core(j)) return;
+    auto visit = [&](std::int64_t other_row, double) {
+      const int other = rule.bvh.order(other_row);
+      if (other < j && core(other)) unite(parent, j, other);  // each pair once
+      return true;
+    };
+    rule.for_each(rule.row(r), visit);
+  }
+};
+
+// parent(j) = the root of core point j; flag(j) = 1 for each root.
+template <class Flags, class Parents, class Numbers>
+struct dbscan_roots {
+  Flags core;
+  Parents parent;
+  Numbers number;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
+    int root = -1;
+    if (core(j)) {
+      root = find_root(parent, int(j));
+      parent(j) = root;
+    }
+    number(j) = root == j ? 1 : 0;
+  }
+};
+
+// The label of every point: core points their root's number, the others per the border rule.
+template <class Rule, class Flags, class Parents, class Numbers, class Labels>
+struct dbscan_labels {
+  Rule rule;
+  Flags core;
+  Parents parent;
+  Numbers number;  // cluster number of each root (an exclusive prefix of the roots)
+  Labels labels;
+  bool first_cluster;  // the border rule: scikit-learn's, else the nearest core point
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const int j = rule.bvh.order(r);
+    using label_type = typename Labels::value_type;
+    if (core(j)) {
+      labels(j) = static_cast<label_type>(number(parent(j)));
+      return;
+    }
+    std::int64_t best = -1;  // cluster number (first_cluster) or core point
+    double best_distance = 0;
+    auto visit = [&](std::int64_t other_row, double d) {
+      const int other = rule.bvh.order(other_row);
+      if (!core(other)) return true;
+      if (first_cluster) {
+        const std::int64_t cluster = number(parent(other));
+        if (best < 0 || cluster < best) best = cluster;
+      } else if (best < 0 || d < best_distance || (d == best_distance && other < best)) {
+        best = other;
+        best_distance = d;
+      }
+      return true;
+    };
+    rule.for_each(rule.row(r), visit);
+    if (best >= 0 && !first_cluster) best = number(parent(best));
+    labels(j) = static_cast<label_type>(best);
+  }
+};
+
+// Labels every point of `points` (the execution space's memory) into `labels` (the same
+// memory); returns the number of clusters. The arguments are checked.
+template <class ExecutionSpace, class Points, class Labels>
+std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, double eps,
+                            std::int64_t min_samples, const Labels& labels, metric_kind metric,
+                            double scale, double sphere_radius, bool first_cluster) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  const radius_index<ExecutionSpace> index(space, points, metric, scale, sphere_radius);
+  const auto rule = index.rule(eps);
+  using rule_type = std::remove_const_t<decltype(rule)>;
+  const Kokkos::View<char*, memory_space> core("kernwerk::dbscan::core", n);
+  const Kokkos::View<int*, memory_space> parent("kernwerk::dbscan::parent", n);
+  const Kokkos::View<std::int64_t*, memory_space> number("kernwerk::dbscan::clusters", n + 1);
+  using flags = decltype(core);
+  using parents = decltype(parent);
+  using numbers = decltype(number);
+  Kokkos::parallel_for("kernwerk::dbscan::core_points", policy(space, 0, n),
+                       dbscan_core_points<rule_type, flags, parents>{rule, core, parent, min_samples});
+  Kokkos::parallel_for("kernwerk::dbscan::join", policy(space, 0, n),
+                       dbscan_join<rule_type, flags, parents>{rule, core, parent});
+  Kokkos::parallel_for("kernwerk::dbscan::roots", policy(space, 0, n),
+                       dbscan_roots<flags, parents, numbers>{core, parent, number});
+  std::int64_t clusters = 0;
+  Kokkos::parallel_scan("kernwerk::dbscan::number", policy(space, 0, n + 1),
+                        exclusive_prefix<numbers>{number}, clusters);
+  Kokkos::parallel_for("kernwerk::dbscan::labels", policy(space, 0, n),
+                       dbscan_labels<rule_type, flags, parents, numbers, Labels>{
+                           rule, core, parent, number, labels, first_cluster});
+  space.fence();  // before the index's workspace is given back
+  return clusters;
+}
+
+}  // namespace kernwerk::impl

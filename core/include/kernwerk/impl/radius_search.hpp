@@ -1,0 +1,235 @@
+#pragma once
+// Radius searches on a point_bvh: every indexed point within a distance of a query, for
+// kernwerk::within, kernwerk::count_within and kernwerk::dbscan.
+//
+// A point counts where its float64 distance, computed as the search reports it (haversine:
+// radius times the central angle from the haversine formula; Euclidean: the square root of the
+// sum of squares), is at most the range: a point at exactly the range counts. The traversal
+// drops a node only where its box is farther than the range by more than rounding can explain
+// (squared chords: chord_tie_margin, as the nearest-neighbour search; Euclidean: a relative
+// 1e-12), so that no point within the range is ever skipped; the distance itself decides.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernwerk/impl/math.hpp"
+#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/point_bvh.hpp"
+#include "kernwerk/impl/workspace.hpp"
+#include "kernwerk/nearest_options.hpp"
+
+namespace kernwerk::impl {
+
+// The squared distance in the index's frame beyond which no point is within `range`.
+inline double radius_reach(metric_kind metric, double range, double sphere_radius) {
+  if (metric == metric_kind::euclidean) return range * range * (1.0 + 1e-12);
+  const double angle = range / sphere_radius;
+  if (!(angle < 3.0)) return std::numeric_limits<double>::infinity();  // the whole sphere, nearly
+  const double half_chord = std::sin(0.5 * angle);
+  return 4.0 * half_chord * half_chord * (1.0 + 1e-12) + chord_tie_margin;
+}
+
+// A radius search over the points of `bvh`. Points are sphere_points: unit vectors in the
+// index's frame with latitude, longitude and cos(latitude) on the sphere; Euclidean
+// coordinates (z = 0 in 2-D) otherwise.
+template <class MemorySpace>
+struct radius_rule {
+  point_bvh<MemorySpace> bvh;
+  bool sphere = true;
+  double scale = 1.0;          // of query coordinates, to radians
+  double sphere_radius = 1.0;  // haversine distances are central angles times this
+  double range = 0.0;          // a point counts where its distance <= range
+  double reach = 0.0;          // radius_reach
+
+  static constexpr int stack_size = 64;  // > the tree's depth
+
+  // Query i of a rank-2 View of (lat, lon) or Euclidean rows, in the index's frame.
+  template <class Queries>
+  KOKKOS_INLINE_FUNCTION sphere_point query(const Queries& queries, std::int64_t i) const {
+    if (sphere) {
+      sphere_point p = make_sphere_point(scale * static_cast<double>(queries(i, 0)),
+                                         scale * static_cast<double>(queries(i, 1)));
+      bvh.rotation.apply(p.x, p.y, p.z);
+      return p;
+    }
+    return {static_cast<double>(queries(i, 0)), static_cast<double>(queries(i, 1)),
+            queries.extent(1) > 2 ? static_cast<double>(queries(i, 2)) : 0.0, 0.0, 0.0, 0.0};
+  }
+  // Sorted row r of the index as a query (kernwerk::dbscan searches its own points).
+  KOKKOS_INLINE_FUNCTION sphere_point row(std::int64_t r) const {
+    return {bvh.points(r, column_x),   bvh.points(r, column_y),   bvh.points(r, column_z),
+            bvh.points(r, column_lat), bvh.points(r, column_lon), bvh.points(r, column_coslat)};
+  }
+  KOKKOS_INLINE_FUNCTION double distance(const sphere_point& o, std::int64_t r) const {
+    if (sphere)
+      return sphere_radius * central_angle(haversine(o.lat, o.lon, o.coslat,
+                                                     bvh.points(r, column_lat),
+                                                     bvh.points(r, column_lon),
+                                                     bvh.points(r, column_coslat)));
+    const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
+                 dz = o.z - bvh.points(r, column_z);
+    return math::sqrt(dx * dx + dy * dy + dz * dz);
+  }
+
+  // Calls visit(row, distance) for every point within range of o, in no particular order,
+  // until visit returns false.
+  template <class Visit>
+  KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
+    std::int64_t stack[stack_size];
+    int top = 0;
+    if (bvh.size > 0 && bvh.box_distance(o.x, o.y, o.z, 1) <= reach) stack[top++] = 1;
+    while (top > 0) {
+      const std::int64_t node = stack[--top];
+      if (bvh.is_leaf(node)) {
+        const std::int64_t end = bvh.leaf_end(node);
+        for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
+          const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
+                       dz = o.z - bvh.points(r, column_z);
+          if (!(dx * dx + dy * dy + dz * dz <= reach)) continue;
+          const double d = distance(o, r);
+          if (d <= range && !visit(r, d)) return;
+        }
+        continue;
+      }
+      const std::int64_t left = 2 * node;  // pushed last: searched first
+      if (bvh.box_distance(o.x, o.y, o.z, left + 1) <= reach) stack[top++] = left + 1;
+      if (bvh.box_distance(o.x, o.y, o.z, left) <= reach) stack[top++] = left;
+    }
+  }
+};
+
+// The index of a radius search, built over `points` (in the execution space's memory) in a
+// workspace of its own, which it holds until it goes.
+struct radius_purpose;
+template <class ExecutionSpace>
+class radius_index {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+
+  template <class Points>
+  radius_index(const ExecutionSpace& space, const Points& points, metric_kind metric, double scale,
+               double sphere_radius)
+      : memory_(total_bytes(space, std::int64_t(points.extent(0)))) {
+    const auto m = static_cast<std::int64_t>(points.extent(0));
+    rule_.sphere = metric == metric_kind::haversine;
+    rule_.scale = scale;
+    rule_.sphere_radius = sphere_radius;
+    if (m == 0) return;  // an empty index: every search finds nothing
+    const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
+    const std::size_t keep_bytes = point_bvh<memory_space>::bytes(m, leaf, false);
+    carver keep(memory_.template take<char>(keep_bytes), keep_bytes);
+    const std::size_t build_bytes = total_bytes(space, m) - keep_bytes;
+    carver scratch(memory_.template take<char>(build_bytes), build_bytes);
+    rule_.bvh = rule_.sphere
+                    ? build_sphere_bvh(space, points, scale, leaf, keep, scratch, false)
+                    : build_euclidean_bvh(space, points, leaf, keep, scratch);
+  }
+
+  // The rule of a search within `range`.
+  radius_rule<memory_space> rule(double range) const {
+    radius_rule<memory_space> rule = rule_;
+    rule.range = range;
+    rule.reach = radius_reach(rule.sphere ? metric_kind::haversine : metric_kind::euclidean, range,
+                              rule.sphere_radius);
+    return rule;
+  }
+  // Reference index of sorted row r, on the device.
+  const point_bvh<memory_space>& bvh() const { return rule_.bvh; }
+
+ private:
+  static std::size_t total_bytes(const ExecutionSpace& space, std::int64_t m) {
+    if (m == 0) return 0;
+    const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
+    return point_bvh<memory_space>::bytes(m, leaf, false) +
+           point_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency(), false);
+  }
+  workspace<memory_space, radius_purpose> memory_;
+  radius_rule<memory_space> rule_;
+};
+
+// Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
+// sort, in place (one thread, any length), after an insertion sort for short runs.
+template <class Keys, class Values>
+KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
+                                        std::int64_t end) {
+  const auto before = [&](std::int64_t a, std::int64_t b) {
+    return keys(a) < keys(b) || (keys(a) == keys(b) && values(a) < values(b));
+  };
+  const auto swap = [&](std::int64_t a, std::int64_t b) {
+    const auto key = keys(a);
+    keys(a) = keys(b);
+    keys(b) = key;
+    const auto value = values(a);
+    values(a) = values(b);
+    values(b) = value;
+  };
+  const std::int64_t n = end - begin;
+  if (n <= 16) {
+    for (std::int64_t i = begin + 1; i < end; ++i)
+      for (std::int64_t j = i; j > begin && before(j, j - 1); --j) swap(j, j - 1);
+    return;
+  }
+  // Max-heap on [begin, begin + size): children of begin + c are begin + 2c + 1, 2c + 2.
+  const auto sift_down = [&](std::int64_t c, std::int64_t size) {
+    for (;;) {
+      std::int64_t largest = c;
+      const std::int64_t left = 2 * c + 1, right = left + 1;
+      if (left < size && before(begin + largest, begin + left)) largest = left;
+      if (right < size && before(begin + largest, begin + right)) largest = right;
+      if (largest == c) return;
+      swap(begin + c, begin + largest);
+      c = largest;
+    }
+  };
+  for (std::int64_t c = n / 2 - 1; c >= 0; --c) sift_down(c, n);
+  for (std::int64_t size = n - 1; size > 0; --size) {
+    swap(begin, begin + size);
+    sift_down(0, size);
+  }
+}
+
+template <class Rule, class Queries, class Counts>
+struct count_within_kernel {
+  Rule rule;
+  Queries queries;
+  Counts counts;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const sphere_point o = rule.query(queries, i);
+    std::int64_t count = 0;
+    auto visit = [&](std::int64_t, double) {
+      ++count;
+      return true;
+    };
+    rule.for_each(o, visit);
+    counts(i) = static_cast<typename Counts::value_type>(count);
+  }
+};
+
+// Fills each query's segment [offsets(i), offsets(i + 1)) with the reference indices and
+// distances of its neighbours, sorted by distance, then index.
+template <class Rule, class Queries, class Offsets, class Found, class Distances>
+struct fill_within_kernel {
+  Rule rule;
+  Queries queries;
+  Offsets offsets;
+  Found found;
+  Distances distances;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const sphere_point o = rule.query(queries, i);
+    const std::int64_t begin = offsets(i);
+    std::int64_t next = begin;
+    auto visit = [&](std::int64_t r, double d) {
+      found(next) = static_cast<typename Found::value_type>(rule.bvh.order(r));
+      distances(next) = d;
+      ++next;
+      return true;
+    };
+    rule.for_each(o, visit);
+    sort_by_key(distances, found, begin, next);
+  }
+};
+
+}  // namespace kernwerk::impl

@@ -1,0 +1,336 @@
+// kernwerk::within and kernwerk::count_within against the float64 brute force of
+// kernwerk/reference.hpp, on every enabled execution space.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "execution_spaces.hpp"
+#include "kernwerk/within.hpp"
+#include "layouts.hpp"
+#include "nearest_support.hpp"
+
+namespace {
+
+using namespace kernwerk;
+using namespace kernwerk::test;
+
+constexpr double pi = M_PI;
+
+template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight>
+Kokkos::View<Scalar**, Layout, typename Space::memory_space> to_device(const host_points& points) {
+  Kokkos::View<Scalar**, Layout, typename Space::memory_space> device("points", points.count(),
+                                                                       points.dimension);
+  auto host = Kokkos::create_mirror_view(device);
+  for (std::size_t i = 0; i < points.count(); ++i)
+    for (std::size_t d = 0; d < points.dimension; ++d)
+      host(i, d) = static_cast<Scalar>(points.values[i * points.dimension + d]);
+  Kokkos::deep_copy(device, host);
+  return device;
+}
+
+struct radius_result {
+  std::vector<std::int64_t> offsets, indices, counts;
+  std::vector<double> distances;
+};
+
+// kernwerk::within and count_within on Space with Views in its memory; outputs start poisoned.
+template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight>
+radius_result run_within(const host_points& queries, const host_points& points, double radius,
+                         const within_options& options) {
+  using memory_space = typename Space::memory_space;
+  const auto q = to_device<Space, Scalar, Layout>(queries);
+  const auto p = to_device<Space, Scalar, Layout>(points);
+  const std::size_t n = queries.count();
+  Kokkos::View<std::int64_t*, memory_space> offsets("offsets", n + 1), counts("counts", n);
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", 3);
+  Kokkos::View<double*, memory_space> distances("distances", 5);
+  Kokkos::deep_copy(offsets, -1);
+  Kokkos::deep_copy(counts, -1);
+  kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
+  kernwerk::count_within(Space(), q, p, radius, counts, options);
+  REQUIRE(indices.extent(0) == distances.extent(0));
+  return {to_host_vector<std::int64_t, Space>(offsets), to_host_vector<std::int64_t, Space>(indices),
+          to_host_vector<std::int64_t, Space>(counts), to_host_vector<double, Space>(distances)};
+}
+
+nearest_options as_nearest(const within_options& options) {
+  nearest_options converted;
+  converted.metric = options.metric;
+  converted.units = options.units;
+  converted.radius = options.radius;
+  return converted;
+}
+
+// Every query's neighbours against the brute force: the same set (points whose float64
+// distance is within rounding of the radius may go either way), sorted by distance then index,
+// distances right, counts equal to the offsets' differences. Returns the neighbours found.
+std::size_t check_radius(const host_points& queries, const host_points& points, double radius,
+                         const radius_result& got, const within_options& options) {
+  const auto reference_options = as_nearest(options);
+  const double scale = options.metric == metric_kind::haversine ? options.radius : 1.0;
+  const double tolerance = 1e-12 * (radius + scale);
+  const std::size_t n = queries.count();
+  REQUIRE(got.offsets.size() == n + 1);
+  CHECK(got.offsets[0] == 0);
+  CHECK(std::size_t(got.offsets[n]) == got.indices.size());
+  int wrong = 0;
+  const auto fail = [&](std::size_t i, const std::string& problem) {
+    if (++wrong <= 5) FAIL_CHECK("query " << i << ": " << problem);
+  };
+  for (std::size_t i = 0; i < n && wrong < 5; ++i) {
+    const std::int64_t begin = got.offsets[i], end = got.offsets[i + 1];
+    if (end < begin) {
+      fail(i, "offsets decrease");
+      continue;
+    }
+    if (got.counts[i] != end - begin) fail(i, "count_within gave " + std::to_string(got.counts[i]));
+    std::vector<char> found(points.count(), 0);
+    for (std::int64_t p = begin; p < end; ++p) {
+      const std::int64_t j = got.indices[p];
+      if (j < 0 || std::size_t(j) >= points.count() || found[j]) {
+        fail(i, "index " + std::to_string(j) + " out of range or twice");
+        break;
+      }
+      found[j] = 1;
+      const double want = reference::distance_of(
+          reference::order_key(queries.view(), i, points.view(), j, reference_options),
+          reference_options);
+      if (std::fabs(got.distances[p] - want) > tolerance)
+        fail(i, "distance to " + std::to_string(j) + " is " + std::to_string(got.distances[p]) +
+                    ", expected " + std::to_string(want));
+      if (got.distances[p] > radius) fail(i, "a neighbour beyond the radius");
+      if (p > begin && (got.distances[p] < got.distances[p - 1] ||
+                        (got.distances[p] == got.distances[p - 1] && j < got.indices[p - 1])))
+        fail(i, "not sorted by distance, then index");
+    }
+    for (std::size_t j = 0; j < points.count(); ++j) {
+      const double d = reference::distance_of(
+          reference::order_key(queries.view(), i, points.view(), j, reference_options),
+          reference_options);
+      if (!found[j] && d <= radius - tolerance) fail(i, "missed point " + std::to_string(j));
+      if (found[j] && d > radius + tolerance) fail(i, "found point " + std::to_string(j));
+    }
+  }
+  CHECK(wrong == 0);
+  return got.indices.size();
+}
+
+within_options euclidean() {
+  within_options options;
+  options.metric = metric_kind::euclidean;
+  return options;
+}
+
+host_points from_layout(const std::vector<double>& values) {
+  host_points points;
+  points.values = values;
+  return points;
+}
+
+TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_sphere) {
+  const auto queries = uniform_sphere(1500, 11);
+  const auto points = uniform_sphere(4000, 12);
+  // About 10 neighbours each: a cap of area 4 pi 10 / 4000.
+  const double radius = std::acos(1 - 2 * 10.0 / 4000);
+  const within_options options;
+  const auto found = check_radius(queries, points, radius, run_within<Space>(queries, points, radius, options), options);
+  CHECK(found > 10000);
+}
+TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: degrees, an earth radius, float32 and LayoutLeft", Space,
+                          degrees_float) {
+  const auto queries = rounded<float>(uniform_sphere(800, 13, true));
+  const auto points = rounded<float>(uniform_sphere(2000, 14, true));
+  within_options options;
+  options.units = angle_unit::degrees;
+  options.radius = 6371.0088;
+  const double radius = 500.0;  // km
+  check_radius(queries, points, radius, run_within<Space, float>(queries, points, radius, options), options);
+  check_radius(queries, points, radius,
+               run_within<Space, double, Kokkos::LayoutLeft>(queries, points, radius, options), options);
+}
+TEST_CASE_TEMPLATE_APPLY(degrees_float, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: the layouts users bring", Space, layouts_sphere) {
+  for (const auto& name : layouts::names()) {
+    CAPTURE(name);
+    const auto pair = layouts::make(name, 600, 2000, 21);
+    const auto queries = from_layout(pair.observations), points = from_layout(pair.references);
+    const within_options options;
+    for (double radius : {0.0, 1e-6, 1e-3, 0.05}) {
+      CAPTURE(radius);
+      check_radius(queries, points, radius, run_within<Space>(queries, points, radius, options), options);
+    }
+    // Each set against itself: every point finds itself.
+    const auto self = run_within<Space>(points, points, 1e-4, options);
+    check_radius(points, points, 1e-4, self, options);
+    for (std::size_t i = 0; i < points.count(); ++i) REQUIRE(self.offsets[i + 1] > self.offsets[i]);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(layouts_sphere, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: poles, the date line, antipodes, the whole sphere", Space,
+                          adversarial_sphere) {
+  host_points points;
+  for (double lon : {-pi, -pi / 2, 0.0, 1.0, pi / 2, pi}) {
+    points.add(pi / 2, lon);
+    points.add(-pi / 2, lon);
+    points.add(pi / 2 - 1e-7, lon);
+  }
+  for (double lat : {-1.2, -0.3, 0.0, 0.4, 1.3}) {
+    points.add(lat, pi);
+    points.add(lat, -pi);
+    points.add(lat, pi - 1e-9);
+    points.add(lat, -pi + 1e-9);
+    points.add(-lat, 0.0);  // antipodes of the date line's points
+  }
+  host_points queries = points;
+  queries.add(0.0, pi - 2e-10);
+  queries.add(pi / 2, 3.0);
+  const within_options options;
+  for (double radius : {0.0, 1e-9, 2e-7, 0.5, pi - 1e-9, pi, 4.0}) {
+    CAPTURE(radius);
+    const auto got = run_within<Space>(queries, points, radius, options);
+    check_radius(queries, points, radius, got, options);
+    if (radius >= pi)  // every point, including the antipodes
+      for (std::size_t i = 0; i < queries.count(); ++i)
+        CHECK(got.offsets[i + 1] - got.offsets[i] == std::int64_t(points.count()));
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(adversarial_sphere, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: Euclidean 2-D and 3-D, clusters and duplicates", Space,
+                          euclidean_sets) {
+  for (std::size_t dimension : {2u, 3u}) {
+    CAPTURE(dimension);
+    const auto queries = uniform_box(700, dimension, 31);
+    auto points = uniform_box(1500, dimension, 32);
+    // A tight cluster, far away coordinates, and copies.
+    std::mt19937_64 random(33);
+    std::normal_distribution<double> spread(0.0, 1e-3);
+    for (int c = 0; c < 500; ++c)
+      for (std::size_t d = 0; d < dimension; ++d) points.values.push_back(3.0 + spread(random));
+    for (int c = 0; c < 100; ++c)
+      points.values.insert(points.values.end(), points.values.begin(),
+                           points.values.begin() + dimension);
+    for (double radius : {0.0, 0.01, 1.5, 40.0}) {
+      CAPTURE(radius);
+      check_radius(queries, points, radius, run_within<Space>(queries, points, radius, euclidean()),
+                   euclidean());
+      check_radius(points, points, radius, run_within<Space>(points, points, radius, euclidean()),
+                   euclidean());
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(euclidean_sets, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: points at exactly the radius count", Space, exact_boundary) {
+  // Integer lattice points: every distance below is exact in float64, and 5 is the 3-4-5
+  // triangle's hypotenuse, so points at exactly the radius are there to count.
+  host_points lattice;
+  for (int x = -6; x <= 6; ++x)
+    for (int y = -6; y <= 6; ++y) lattice.add(1e6 + x, -2e6 + y);
+  host_points centre;
+  centre.add(1e6, -2e6);
+  for (double radius : {0.0, 1.0, std::sqrt(2.0), 5.0}) {
+    CAPTURE(radius);
+    const auto got = run_within<Space>(centre, lattice, radius, euclidean());
+    check_radius(centre, lattice, radius, got, euclidean());
+    std::int64_t expected = 0;  // counted here in integers
+    for (int x = -6; x <= 6; ++x)
+      for (int y = -6; y <= 6; ++y) expected += double(x * x + y * y) <= radius * radius ? 1 : 0;
+    CHECK(got.offsets[1] == expected);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(exact_boundary, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("within: empty and single-point sets, host Views, no distances", Space,
+                          edge_sets) {
+  const auto some = uniform_sphere(50, 41);
+  host_points none;
+  host_points one;
+  one.add(0.3, -2.0);
+  const within_options options;
+  const std::vector<const host_points*> sets = {&none, &one, &some};
+  for (const auto* queries : sets) {
+    for (const auto* points : sets) {
+      const auto got = run_within<Space>(*queries, *points, 0.7, options);
+      check_radius(*queries, *points, 0.7, got, options);
+    }
+  }
+  // Views in host memory, whatever Space's, and the call without distances.
+  using host_matrix = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                   Kokkos::MemoryUnmanaged>;
+  const host_matrix q(some.values.data(), some.count(), 2), p(some.values.data(), some.count(), 2);
+  Kokkos::View<int*, Kokkos::HostSpace> offsets("offsets", some.count() + 1);
+  Kokkos::View<int*, Kokkos::HostSpace> indices("indices", 0);
+  Kokkos::View<float*, Kokkos::HostSpace> distances("distances", 0);
+  kernwerk::within(Space(), q, p, 0.7, offsets, indices, distances, options);
+  const auto expected = run_within<Space>(some, some, 0.7, options);
+  REQUIRE(indices.extent(0) == expected.indices.size());
+  for (std::size_t i = 0; i <= some.count(); ++i) CHECK(offsets(i) == expected.offsets[i]);
+  for (std::size_t e = 0; e < indices.extent(0); ++e) {
+    CHECK(indices(e) == expected.indices[e]);
+    CHECK(distances(e) == float(expected.distances[e]));
+  }
+  Kokkos::View<int*, Kokkos::HostSpace> only_indices("indices", 0);
+  kernwerk::within(Space(), q, p, 0.7, offsets, only_indices, options);
+  REQUIRE(only_indices.extent(0) == expected.indices.size());
+  for (std::size_t e = 0; e < indices.extent(0); ++e) CHECK(only_indices(e) == expected.indices[e]);
+}
+TEST_CASE_TEMPLATE_APPLY(edge_sets, enabled_spaces);
+
+template <class Call>
+void check_rejects(const std::string& argument, Call&& call) {
+  CAPTURE(argument);
+  try {
+    call();
+    FAIL_CHECK("no error");
+  } catch (const kernwerk::invalid_argument& error) {
+    CHECK(error.argument() == argument);
+  }
+}
+
+TEST_CASE_TEMPLATE_DEFINE("within: bad input is named, outputs untouched", Space, bad_input) {
+  using memory_space = typename Space::memory_space;
+  auto points = uniform_sphere(200, 51);
+  const auto good = to_device<Space>(points);
+  points.values[2 * 17] = std::nan("");
+  const auto with_nan = to_device<Space>(points);
+  const auto flat = to_device<Space>(uniform_box(10, 3, 52));
+  Kokkos::View<std::int64_t*, memory_space> offsets("offsets", 201), short_offsets("offsets", 200);
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", 7);
+  Kokkos::View<double*, memory_space> distances("distances", 7);
+  Kokkos::View<std::int8_t*, memory_space> small_indices("indices", 7);
+  Kokkos::View<std::int8_t*, memory_space> small_offsets("offsets", 201);
+  Kokkos::deep_copy(offsets, -5);
+  const Space space;
+  check_rejects("points", [&] { kernwerk::within(space, good, with_nan, 0.1, offsets, indices, distances); });
+  check_rejects("queries", [&] { kernwerk::within(space, with_nan, good, 0.1, offsets, indices, distances); });
+  check_rejects("queries", [&] { kernwerk::within(space, flat, good, 0.1, offsets, indices, distances); });
+  check_rejects("radius", [&] { kernwerk::within(space, good, good, -1.0, offsets, indices, distances); });
+  check_rejects("radius", [&] { kernwerk::within(space, good, good, INFINITY, offsets, indices, distances); });
+  check_rejects("offsets", [&] { kernwerk::within(space, good, good, 0.1, short_offsets, indices, distances); });
+  check_rejects("indices", [&] { kernwerk::within(space, good, good, 0.1, offsets, small_indices, distances); });
+  // 200 points each within 4 of every other: 40000 neighbours, more than int8 offsets hold.
+  check_rejects("offsets", [&] { kernwerk::within(space, good, good, 4.0, small_offsets, indices, distances); });
+  within_options options;
+  options.radius = 0;
+  check_rejects("options.radius", [&] { kernwerk::within(space, good, good, 0.1, offsets, indices, distances, options); });
+  Kokkos::View<std::int64_t*, memory_space> counts("counts", 199);
+  check_rejects("counts", [&] { kernwerk::count_within(space, good, good, 0.1, counts); });
+  check_rejects("counts", [&] {
+    kernwerk::count_within(space, good, good, 0.1, Kokkos::View<std::int8_t*, memory_space>("c", 200));
+  });
+  CHECK(indices.extent(0) == 7);
+  CHECK(distances.extent(0) == 7);
+  const auto host_offsets = to_host_vector<std::int64_t, Space>(offsets);
+  CHECK(std::count(host_offsets.begin(), host_offsets.end(), -5) == 201);
+}
+TEST_CASE_TEMPLATE_APPLY(bad_input, enabled_spaces);
+
+}  // namespace

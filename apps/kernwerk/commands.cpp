@@ -75,6 +75,14 @@ using host_distances = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUn
 
 }  // namespace
 
+std::size_t point_dimension(const arguments& args, bool haversine) {
+  if (args.has("--dim") && haversine)
+    throw usage_error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
+  const long long dimension = haversine ? 2 : args.integer("--dim", 2);
+  if (dimension != 2 && dimension != 3) throw usage_error("--dim: must be 2 or 3");
+  return std::size_t(dimension);
+}
+
 int run_info(const arguments&) {
   print_build_info(std::cout);
   return 0;

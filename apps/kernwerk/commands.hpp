@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernwerk/error.hpp"
+#include "point_file.hpp"
 
 namespace kernwerk::cli {
 
@@ -74,6 +75,18 @@ host_points<T> wrap(const std::vector<T>& values, std::size_t count, std::size_t
   return host_points<T>(values.data(), count, dimension);
 }
 
+// Calls `action` with an unmanaged host View of the set's values, float or double.
+template <class Action>
+void with_view(const point_set& points, Action&& action) {
+  if (points.single_precision)
+    action(wrap(points.f32, points.count, points.dimension));
+  else
+    action(wrap(points.f64, points.count, points.dimension));
+}
+
+// The coordinates per point of the metric named by --metric, from --dim (euclidean, 2 or 3).
+std::size_t point_dimension(const arguments& args, bool haversine);
+
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -83,5 +96,7 @@ int run_nearest(const arguments& args, const process_group& group);
 int run_info(const arguments& args);
 int run_demo(const arguments& args);
 int run_diffuse(const arguments& args);
+int run_within(const arguments& args);
+int run_dbscan(const arguments& args);
 
 }  // namespace kernwerk::cli

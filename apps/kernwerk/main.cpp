@@ -41,6 +41,22 @@ const command_help commands[] = {
      "      Under an MPI launcher (mpirun -np P kernwerk nearest ...) the ranks share the work,\n"
      "      one GPU each, and write the same output as one process; --strategy forces how the\n"
      "      references meet: copied to every rank (replicate) or passed around (ring).\n"},
+    {"within",
+     "  within --queries FILE --points FILE --distance D --out FILE [--degrees]\n"
+     "         [--metric haversine|euclidean] [--radius R] [--dim 2|3] [--backend B]\n"
+     "      Every point within distance D of each query (a point at exactly D counts): CSV\n"
+     "      'query,index,distance', one line a pair, each query's nearest first (equal\n"
+     "      distances by index). Distances and D are in the units of kernwerk nearest's\n"
+     "      (haversine: radians times R). Point files as for nearest.\n"},
+    {"dbscan",
+     "  dbscan --in FILE --eps E --min-samples M --out FILE [--degrees]\n"
+     "         [--metric haversine|euclidean] [--radius R] [--dim 2|3]\n"
+     "         [--border nearest-core|first-cluster] [--backend B]\n"
+     "      Density-based clusters: CSV 'label', one line a point, -1 for noise, clusters\n"
+     "      numbered from 0 in the order of their smallest core point. A core point has at\n"
+     "      least M points within E, itself included; a border point joins the cluster of its\n"
+     "      nearest core point, or with first-cluster the lowest-numbered cluster within E\n"
+     "      (scikit-learn's labels).\n"},
     {"demo",
      "  demo [--observations N] [--references M] [--seed S] [--check K]\n"
      "      Uniform random points on the sphere (default 2^16 x 2^13), solved, K of them\n"
@@ -85,7 +101,8 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                    "--implementation", "--backend", "--strategy"},
                   {"--degrees"}),
         group);
-  const bool known = command == "demo" || command == "diffuse" || command == "info";
+  const bool known = command == "demo" || command == "diffuse" || command == "info" ||
+                     command == "within" || command == "dbscan";
   if (known && group.size() > 1)
     throw kernwerk::error("runs on one process; of the commands, nearest alone runs on MPI ranks "
                           "(start this one without mpirun)");
@@ -98,6 +115,14 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                "--implementation", "--backend"},
         {"--laplacian"}));
   if (command == "info") return kernwerk::cli::run_info(arguments(rest, {}, {}));
+  if (command == "within")
+    return kernwerk::cli::run_within(arguments(
+        rest, {"--queries", "--points", "--distance", "--out", "--metric", "--radius", "--dim", "--backend"},
+        {"--degrees"}));
+  if (command == "dbscan")
+    return kernwerk::cli::run_dbscan(arguments(
+        rest, {"--in", "--eps", "--min-samples", "--out", "--metric", "--radius", "--dim", "--border", "--backend"},
+        {"--degrees"}));
   if (group.rank() == 0)
     std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", command.c_str(), usage().c_str());
   return 2;

@@ -30,15 +30,6 @@ namespace {
 template <class T>
 using host_matrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
-// Calls `action` with an unmanaged host View of the set's values, float or double.
-template <class Action>
-void with_view(const point_set& points, Action&& action) {
-  if (points.single_precision)
-    action(wrap(points.f32, points.count, points.dimension));
-  else
-    action(wrap(points.f64, points.count, points.dimension));
-}
-
 // This rank's share of a point file: its part of a binary file, read here, or its part of a CSV
 // file that rank 0 reads and scatters. Errors are every rank's alike.
 point_set read_share(const process_group& group, const std::string& path, std::size_t dimension) {
@@ -90,11 +81,7 @@ int run_nearest(const arguments& args, const process_group& group) {
   options.report = &report;
   const long long k = args.integer("--k", 1);
   if (k < 1 || k > 32) throw usage_error("--k: must be 1 to 32");
-  const long long dimension =
-      options.metric == metric_kind::haversine ? 2 : args.integer("--dim", 2);
-  if (args.has("--dim") && options.metric == metric_kind::haversine)
-    throw usage_error("--dim: applies to --metric euclidean only (haversine points are lat,lon)");
-  if (dimension != 2 && dimension != 3) throw usage_error("--dim: must be 2 or 3");
+  const std::size_t dimension = point_dimension(args, options.metric == metric_kind::haversine);
   const std::string output = args.required("--out");
   const std::string format =
       args.text("--out-format", named_npy(output) ? "npy" : "csv");
@@ -113,8 +100,8 @@ int run_nearest(const arguments& args, const process_group& group) {
   if (args.has("--strategy"))
     throw usage_error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
 #endif
-  const point_set observations = read_share(group, args.required("--obs"), std::size_t(dimension));
-  const point_set references = read_share(group, args.required("--ref"), std::size_t(dimension));
+  const point_set observations = read_share(group, args.required("--obs"), dimension);
+  const point_set references = read_share(group, args.required("--ref"), dimension);
 
   const std::size_t n = observations.count;
   std::vector<std::int64_t> indices(n * k);

@@ -27,6 +27,7 @@ except ImportError as missing:
     sys.exit(77)
 
 KERNWERK = sys.argv[1]
+BACKEND = os.environ.get("KERNWERK_TEST_BACKEND", "serial")  # another: cuda, openmp
 failures = []
 
 
@@ -35,7 +36,7 @@ def kernwerk_labels(points, eps, min_samples, folder, extra):
     labels = os.path.join(folder, "labels.csv")
     np.savetxt(source, points, delimiter=",", fmt="%.17g")
     command = [KERNWERK, "dbscan", "--in", source, "--eps", repr(eps), "--min-samples",
-               str(min_samples), "--out", labels, "--backend", "serial"] + extra
+               str(min_samples), "--out", labels, "--backend", BACKEND] + extra
     subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
     return np.loadtxt(labels, dtype=np.int64, skiprows=1, ndmin=1)
 
@@ -101,7 +102,7 @@ def check_within(name, queries, points, distance, metric):
         np.savetxt(paths[0], queries, delimiter=",", fmt="%.17g")
         np.savetxt(paths[1], points, delimiter=",", fmt="%.17g")
         subprocess.run([KERNWERK, "within", "--queries", paths[0], "--points", paths[1], "--distance",
-                        repr(distance), "--out", paths[2], "--backend", "serial"] + extra,
+                        repr(distance), "--out", paths[2], "--backend", BACKEND] + extra,
                        check=True, stderr=subprocess.DEVNULL)
         pairs = np.loadtxt(paths[2], delimiter=",", skiprows=1, ndmin=2)
     for i in range(len(queries)):

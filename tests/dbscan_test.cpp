@@ -89,13 +89,7 @@ std::pair<std::vector<std::int64_t>, std::int64_t> run_dbscan(const host_points&
                                                               std::int64_t min_samples,
                                                               const dbscan_options& options) {
   using memory_space = typename Space::memory_space;
-  Kokkos::View<Scalar**, Kokkos::LayoutRight, memory_space> device("points", points.count(),
-                                                                   points.dimension);
-  auto host = Kokkos::create_mirror_view(device);
-  for (std::size_t i = 0; i < points.count(); ++i)
-    for (std::size_t d = 0; d < points.dimension; ++d)
-      host(i, d) = static_cast<Scalar>(points.values[i * points.dimension + d]);
-  Kokkos::deep_copy(device, host);
+  const auto device = to_device<Space, Scalar>(points);
   Kokkos::View<std::int64_t*, memory_space> labels("labels", points.count());
   Kokkos::deep_copy(labels, -7);
   const std::int64_t clusters = kernwerk::dbscan(Space(), device, eps, min_samples, labels, options);
@@ -222,17 +216,6 @@ TEST_CASE_TEMPLATE_DEFINE("dbscan: on the sphere, poles, the date line, layouts"
   check_dbscan<Space>(degrees, 30.0, 5, options);
 }
 TEST_CASE_TEMPLATE_APPLY(sphere_sets, enabled_spaces);
-
-template <class Call>
-void check_rejects(const std::string& argument, Call&& call) {
-  CAPTURE(argument);
-  try {
-    call();
-    FAIL_CHECK("no error");
-  } catch (const kernwerk::invalid_argument& error) {
-    CHECK(error.argument() == argument);
-  }
-}
 
 TEST_CASE_TEMPLATE_DEFINE("dbscan: bad input is named, labels untouched", Space, bad_input) {
   using memory_space = typename Space::memory_space;

@@ -65,6 +65,31 @@ std::vector<T> to_host_vector(const Kokkos::View<T*, typename Space::memory_spac
   return host;
 }
 
+// The points in a View of Space's memory space (element type Scalar, layout Layout).
+template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight>
+Kokkos::View<Scalar**, Layout, typename Space::memory_space> to_device(const host_points& points) {
+  Kokkos::View<Scalar**, Layout, typename Space::memory_space> device("points", points.count(),
+                                                                       points.dimension);
+  auto host = Kokkos::create_mirror_view(device);
+  for (std::size_t i = 0; i < points.count(); ++i)
+    for (std::size_t d = 0; d < points.dimension; ++d)
+      host(i, d) = static_cast<Scalar>(points.values[i * points.dimension + d]);
+  Kokkos::deep_copy(device, host);
+  return device;
+}
+
+// Checks that call() throws kernwerk::invalid_argument naming `argument`.
+template <class Call>
+void check_rejects(const std::string& argument, Call&& call) {
+  CAPTURE(argument);
+  try {
+    call();
+    FAIL_CHECK("no error");
+  } catch (const kernwerk::invalid_argument& error) {
+    CHECK(error.argument() == argument);
+  }
+}
+
 // Copies the points into Views of Space's memory space (element type Scalar, layout Layout),
 // runs kernwerk::nearest on Space with k neighbours (rank-1 outputs for k = 1, rank-2 else)
 // and returns the results on the host.
@@ -72,18 +97,8 @@ template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight
 neighbours run_nearest(const host_points& observations, const host_points& references,
                        const nearest_options& options, std::size_t k = 1) {
   using memory_space = typename Space::memory_space;
-  using points_view = Kokkos::View<Scalar**, Layout, memory_space>;
-  auto to_device = [](const host_points& points) {
-    points_view device("points", points.count(), points.dimension);
-    auto host = Kokkos::create_mirror_view(device);
-    for (std::size_t i = 0; i < points.count(); ++i)
-      for (std::size_t d = 0; d < points.dimension; ++d)
-        host(i, d) = static_cast<Scalar>(points.values[i * points.dimension + d]);
-    Kokkos::deep_copy(device, host);
-    return device;
-  };
-  const auto obs = to_device(observations);
-  const auto ref = to_device(references);
+  const auto obs = to_device<Space, Scalar, Layout>(observations);
+  const auto ref = to_device<Space, Scalar, Layout>(references);
   const std::size_t n = obs.extent(0);
   // Outputs start poisoned: every entry must be written.
   Kokkos::View<std::int64_t*, memory_space> indices("indices", n * k);

@@ -19,18 +19,6 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
-template <class Space, class Scalar = double, class Layout = Kokkos::LayoutRight>
-Kokkos::View<Scalar**, Layout, typename Space::memory_space> to_device(const host_points& points) {
-  Kokkos::View<Scalar**, Layout, typename Space::memory_space> device("points", points.count(),
-                                                                       points.dimension);
-  auto host = Kokkos::create_mirror_view(device);
-  for (std::size_t i = 0; i < points.count(); ++i)
-    for (std::size_t d = 0; d < points.dimension; ++d)
-      host(i, d) = static_cast<Scalar>(points.values[i * points.dimension + d]);
-  Kokkos::deep_copy(device, host);
-  return device;
-}
-
 struct radius_result {
   std::vector<std::int64_t> offsets, indices, counts;
   std::vector<double> distances;
@@ -283,17 +271,6 @@ TEST_CASE_TEMPLATE_DEFINE("within: empty and single-point sets, host Views, no d
   for (std::size_t e = 0; e < indices.extent(0); ++e) CHECK(only_indices(e) == expected.indices[e]);
 }
 TEST_CASE_TEMPLATE_APPLY(edge_sets, enabled_spaces);
-
-template <class Call>
-void check_rejects(const std::string& argument, Call&& call) {
-  CAPTURE(argument);
-  try {
-    call();
-    FAIL_CHECK("no error");
-  } catch (const kernwerk::invalid_argument& error) {
-    CHECK(error.argument() == argument);
-  }
-}
 
 TEST_CASE_TEMPLATE_DEFINE("within: bad input is named, outputs untouched", Space, bad_input) {
   using memory_space = typename Space::memory_space;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/nearest_options.hpp"
 #include "point_file.hpp"
 
 namespace kernwerk::cli {
@@ -82,6 +83,14 @@ void with_view(const point_set& points, Action&& action) {
     action(wrap(points.f32, points.count, points.dimension));
   else
     action(wrap(points.f64, points.count, points.dimension));
+}
+
+// --metric, --degrees and --radius into options of kernwerk::nearest, within or dbscan.
+template <class Options>
+void read_metric_options(const arguments& args, Options& options) {
+  options.metric = args.parsed("--metric", "haversine", parse_metric);
+  if (args.has("--degrees")) options.units = angle_unit::degrees;
+  options.radius = args.number("--radius", 1.0);
 }
 
 // The coordinates per point of the metric named by --metric, from --dim (euclidean, 2 or 3).

@@ -72,11 +72,9 @@ class progress_bar {
 
 int run_nearest(const arguments& args, const process_group& group) {
   nearest_options options;
-  options.metric = args.parsed("--metric", "haversine", parse_metric);
+  read_metric_options(args, options);
   options.method = args.parsed("--method", "auto", parse_method);
   options.implementation = args.parsed("--implementation", "auto", parse_implementation);
-  if (args.has("--degrees")) options.units = angle_unit::degrees;
-  options.radius = args.number("--radius", 1.0);
   nearest_report report;  // which method ran, and why
   options.report = &report;
   const long long k = args.integer("--k", 1);

@@ -20,15 +20,6 @@ namespace kernwerk::cli {
 
 namespace {
 
-// --metric, --degrees and --radius, as kernwerk nearest takes them.
-within_options metric_options(const arguments& args) {
-  within_options options;
-  options.metric = args.parsed("--metric", "haversine", parse_metric);
-  if (args.has("--degrees")) options.units = angle_unit::degrees;
-  options.radius = args.number("--radius", 1.0);
-  return options;
-}
-
 // Writes CSV text built line by line: line(buffer) appends one line.
 template <class Line>
 void write_csv(const std::string& path, const char* header, std::size_t lines, Line&& line) {
@@ -45,13 +36,9 @@ void write_csv(const std::string& path, const char* header, std::size_t lines, L
   });
 }
 
-void append_number(std::string& buffer, std::int64_t value, char after) {
-  char text[32];
-  auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  *end++ = after;
-  buffer.append(text, end);
-}
-void append_number(std::string& buffer, double value, char after) {
+// Appends `value` (an integer or a double, shortest round-trip form) and `after`.
+template <class Number>
+void append_number(std::string& buffer, Number value, char after) {
   char text[32];
   auto end = std::to_chars(text, text + sizeof text, value).ptr;
   *end++ = after;
@@ -61,7 +48,8 @@ void append_number(std::string& buffer, double value, char after) {
 }  // namespace
 
 int run_within(const arguments& args) {
-  const within_options options = metric_options(args);
+  within_options options;
+  read_metric_options(args, options);
   if (!args.has("--distance")) throw usage_error("--distance: required");
   const double distance = args.number("--distance", 0.0);
   if (!(std::isfinite(distance) && distance >= 0))
@@ -101,7 +89,7 @@ int run_within(const arguments& args) {
 
 int run_dbscan(const arguments& args) {
   dbscan_options options;
-  static_cast<within_options&>(options) = metric_options(args);
+  read_metric_options(args, options);
   options.border = args.parsed("--border", "nearest-core", parse_border_rule);
   if (!args.has("--eps")) throw usage_error("--eps: required");
   if (!args.has("--min-samples")) throw usage_error("--min-samples: required");

@@ -37,7 +37,6 @@ template <class ExecutionSpace, class Points, class Labels>
 std::int64_t dbscan(const ExecutionSpace& space, const Points& points, double eps,
                     std::int64_t min_samples, const Labels& labels,
                     const dbscan_options& options = {}) {
-  impl::require_point_view<Points>();
   static_assert(Kokkos::is_view<Labels>::value && Labels::rank == 1 &&
                     std::is_integral_v<typename Labels::value_type> &&
                     std::is_signed_v<typename Labels::value_type> &&
@@ -45,13 +44,9 @@ std::int64_t dbscan(const ExecutionSpace& space, const Points& points, double ep
                 "kernwerk::dbscan: labels must be a writable rank-1 View of a signed integer type");
   constexpr const char* fn = "dbscan";
   impl::scoped_region region("kernwerk::dbscan");
-  impl::check_sphere_options(fn, options.units, options.radius, options.metric);
-  impl::check_point_shape(fn, "points", points, options.metric, true);
+  impl::check_indexed_points(fn, points, options);
   const std::size_t n = points.extent(0);
-  if (n > std::size_t(std::numeric_limits<int>::max()))
-    throw invalid_argument(fn, "points", "more than 2^31 - 1 points");
-  if (!(std::isfinite(eps) && eps >= 0))
-    throw invalid_argument(fn, "eps", "must be finite and not negative, got " + std::to_string(eps));
+  impl::check_range(fn, "eps", eps);
   if (min_samples < 1)
     throw invalid_argument(fn, "min_samples", "must be at least 1, got " + std::to_string(min_samples));
   if (options.border != border_rule::nearest_core && options.border != border_rule::first_cluster)

@@ -4,6 +4,7 @@
 /// query, scikit-learn's radius_neighbors), and the count-only variant.
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -14,29 +15,40 @@
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/radius_search.hpp"
 #include "kernwerk/impl/sphere_grid.hpp"
-#include "kernwerk/nearest_options.hpp"
 #include "kernwerk/within_options.hpp"
 
 namespace kernwerk {
 
 namespace impl {
 
+// The points a radius search indexes (kernwerk::within's points, kernwerk::dbscan's), with the
+// options: their shape (possibly empty) and count; their values are checked apart.
+template <class Points>
+void check_indexed_points(const char* fn, const Points& points, const within_options& options) {
+  require_point_view<Points>();
+  check_sphere_options(fn, options.units, options.radius, options.metric);
+  check_point_shape(fn, "points", points, options.metric, true);
+  if (points.extent(0) > std::size_t(std::numeric_limits<int>::max()))
+    throw invalid_argument(fn, "points", "more than 2^31 - 1 points");
+}
+
+// A search radius (kernwerk::within's radius, kernwerk::dbscan's eps).
+inline void check_range(const char* fn, const char* name, double range) {
+  if (!(std::isfinite(range) && range >= 0))
+    throw invalid_argument(fn, name, "must be finite and not negative, got " + std::to_string(range));
+}
+
 template <class Queries, class Points>
 void check_within_arguments(const char* fn, const Queries& queries, const Points& points,
                             double range, const within_options& options) {
   require_point_view<Queries>();
-  require_point_view<Points>();
-  check_sphere_options(fn, options.units, options.radius, options.metric);
+  check_indexed_points(fn, points, options);
   check_point_shape(fn, "queries", queries, options.metric, true);
-  check_point_shape(fn, "points", points, options.metric, true);
   if (queries.extent(1) != points.extent(1))
     throw invalid_argument(fn, "queries",
                            std::to_string(queries.extent(1)) + " coordinates, but points have " +
                                std::to_string(points.extent(1)));
-  if (points.extent(0) > std::size_t(std::numeric_limits<int>::max()))
-    throw invalid_argument(fn, "points", "more than 2^31 - 1 points");
-  if (!(std::isfinite(range) && range >= 0))
-    throw invalid_argument(fn, "radius", "must be finite and not negative, got " + std::to_string(range));
+  check_range(fn, "radius", range);
 }
 
 template <class View>
@@ -153,7 +165,7 @@ void within(const ExecutionSpace& space, const Queries& queries, const Points& p
   static_assert(Distances::rank == 1 && std::is_floating_point_v<typename Distances::value_type> &&
                     !std::is_const_v<typename Distances::value_type>,
                 "kernwerk::within: distances must be a writable rank-1 View of float or double");
-  static_assert(Indices::traits::is_managed && Distances::traits::is_managed,
+  static_assert(!Indices::memory_traits::is_unmanaged && !Distances::memory_traits::is_unmanaged,
                 "kernwerk::within: indices and distances are reallocated: they must be managed Views");
   constexpr const char* fn = "within";
   impl::scoped_region region("kernwerk::within");

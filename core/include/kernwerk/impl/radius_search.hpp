@@ -24,8 +24,8 @@
 namespace kernwerk::impl {
 
 // The squared distance in the index's frame beyond which no point is within `range`.
-inline double radius_reach(metric_kind metric, double range, double sphere_radius) {
-  if (metric == metric_kind::euclidean) return range * range * (1.0 + 1e-12);
+inline double radius_reach(bool sphere, double range, double sphere_radius) {
+  if (!sphere) return range * range * (1.0 + 1e-12);
   const double angle = range / sphere_radius;
   if (!(angle < 3.0)) return std::numeric_limits<double>::infinity();  // the whole sphere, nearly
   const double half_chord = std::sin(0.5 * angle);
@@ -112,17 +112,15 @@ class radius_index {
   template <class Points>
   radius_index(const ExecutionSpace& space, const Points& points, metric_kind metric, double scale,
                double sphere_radius)
-      : memory_(total_bytes(space, std::int64_t(points.extent(0)))) {
+      : memory_(keep_bytes(points.extent(0)) + build_bytes(space, points.extent(0))) {
     const auto m = static_cast<std::int64_t>(points.extent(0));
     rule_.sphere = metric == metric_kind::haversine;
     rule_.scale = scale;
     rule_.sphere_radius = sphere_radius;
     if (m == 0) return;  // an empty index: every search finds nothing
+    carver keep(memory_.template take<char>(keep_bytes(m)), keep_bytes(m));
+    carver scratch(memory_.template take<char>(build_bytes(space, m)), build_bytes(space, m));
     const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
-    const std::size_t keep_bytes = point_bvh<memory_space>::bytes(m, leaf, false);
-    carver keep(memory_.template take<char>(keep_bytes), keep_bytes);
-    const std::size_t build_bytes = total_bytes(space, m) - keep_bytes;
-    carver scratch(memory_.template take<char>(build_bytes), build_bytes);
     rule_.bvh = rule_.sphere
                     ? build_sphere_bvh(space, points, scale, leaf, keep, scratch, false)
                     : build_euclidean_bvh(space, points, leaf, keep, scratch);
@@ -132,19 +130,18 @@ class radius_index {
   radius_rule<memory_space> rule(double range) const {
     radius_rule<memory_space> rule = rule_;
     rule.range = range;
-    rule.reach = radius_reach(rule.sphere ? metric_kind::haversine : metric_kind::euclidean, range,
-                              rule.sphere_radius);
+    rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
     return rule;
   }
-  // Reference index of sorted row r, on the device.
-  const point_bvh<memory_space>& bvh() const { return rule_.bvh; }
 
  private:
-  static std::size_t total_bytes(const ExecutionSpace& space, std::int64_t m) {
-    if (m == 0) return 0;
-    const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
-    return point_bvh<memory_space>::bytes(m, leaf, false) +
-           point_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency(), false);
+  // Memory of the index over m points (none for none), and of its construction.
+  static std::size_t keep_bytes(std::int64_t m) {
+    return m == 0 ? 0 : point_bvh<memory_space>::bytes(m, bvh_policy::leaf_size_for<ExecutionSpace>(), false);
+  }
+  static std::size_t build_bytes(const ExecutionSpace& space, std::int64_t m) {
+    return m == 0 ? 0
+                  : point_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency(), false);
   }
   workspace<memory_space, radius_purpose> memory_;
   radius_rule<memory_space> rule_;

@@ -27,7 +27,15 @@ except ImportError as missing:
     sys.exit(77)
 
 KERNWERK = sys.argv[1]
-BACKEND = os.environ.get("KERNWERK_TEST_BACKEND", "serial")  # another: cuda, openmp
+# The tool's default execution space, or the one KERNWERK_TEST_BACKEND names (serial, openmp, cuda).
+BACKEND = ["--backend", os.environ["KERNWERK_TEST_BACKEND"]] if "KERNWERK_TEST_BACKEND" in os.environ else []
+
+
+def run_tool(command):
+    """Runs the tool; a failure raises with its message."""
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)}: exit {run.returncode}: {run.stderr.strip()}")
 failures = []
 
 
@@ -36,8 +44,8 @@ def kernwerk_labels(points, eps, min_samples, folder, extra):
     labels = os.path.join(folder, "labels.csv")
     np.savetxt(source, points, delimiter=",", fmt="%.17g")
     command = [KERNWERK, "dbscan", "--in", source, "--eps", repr(eps), "--min-samples",
-               str(min_samples), "--out", labels, "--backend", BACKEND] + extra
-    subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+               str(min_samples), "--out", labels] + BACKEND + extra
+    run_tool(command)
     return np.loadtxt(labels, dtype=np.int64, skiprows=1, ndmin=1)
 
 
@@ -101,9 +109,8 @@ def check_within(name, queries, points, distance, metric):
         paths = [os.path.join(folder, f) for f in ("queries.csv", "points.csv", "pairs.csv")]
         np.savetxt(paths[0], queries, delimiter=",", fmt="%.17g")
         np.savetxt(paths[1], points, delimiter=",", fmt="%.17g")
-        subprocess.run([KERNWERK, "within", "--queries", paths[0], "--points", paths[1], "--distance",
-                        repr(distance), "--out", paths[2], "--backend", BACKEND] + extra,
-                       check=True, stderr=subprocess.DEVNULL)
+        run_tool([KERNWERK, "within", "--queries", paths[0], "--points", paths[1], "--distance",
+                  repr(distance), "--out", paths[2]] + BACKEND + extra)
         pairs = np.loadtxt(paths[2], delimiter=",", skiprows=1, ndmin=2)
     for i in range(len(queries)):
         mine = pairs[pairs[:, 0] == i]

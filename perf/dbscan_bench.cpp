@@ -3,17 +3,21 @@
 // float64 brute force on the host (counts of neighbours; for DBSCAN, each sampled point's core
 // status, that its core neighbours share its cluster, and the border rule).
 //
-//   kernwerk_bench_dbscan [--sizes 20,24] [--repeat 3] [--samples 16] [--machine NAME]
-//                         [--json FILE] [--save DIR]
+//   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
+//                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR]
 //
 // Sets, for each size 2^s:
 // - within: 2^s queries against 2^14 points, about 10 neighbours each: uniform on the sphere,
 //   and both sets in one cap of 0.01 rad (same-cap);
-// - dbscan moons: scikit-learn's two moons (noise 0.05) of 2^s points, eps 0.3 sqrt(100 / 2^s)
-//   (about 20 neighbours a point at any size; the course's eps at 100 points), min_samples 5;
+// - dbscan moons: scikit-learn's two moons (noise 0.05) of 2^s points at the course's eps 0.3
+//   and min_samples 5: two clusters at any size, each point with a tenth of the points within
+//   eps (the dense cells' case);
+// - dbscan moons-scaled: the same points, eps 0.3 sqrt(100 / 2^s) (about 20 neighbours a
+//   point at any size: the moons' sparse fringes fall apart into small clusters);
 // - dbscan places: 2^s points on the sphere, 90% in 64 caps of 0.002 to 0.05 rad with from 1
 //   to 64 times the points, 10% uniform noise; eps 3e-4 sqrt(2^24 / 2^s) rad, min_samples 5.
-// --save DIR writes each DBSCAN set as DIR/<name>-<s>.f64 (row-major float64) for the peers.
+// --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
+// DIR/<set>-<s>.json (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -150,13 +155,41 @@ void within_case(const std::string& layout, int s, int repeat, int samples, std:
   out.push_back({"count_within", layout, power(s) + " x 2^14", count_median, count_best, ""});
 }
 
+// Whether point j of `set` is a core point, by the brute force: its neighbours counted from j
+// on, around, until min_samples (the sets keep neighbours at nearby indices, so it ends early).
+class core_points {
+ public:
+  core_points(const host_set& set, double eps, std::int64_t min_samples, const nearest_options& metric)
+      : set_(set), eps_(eps), min_samples_(min_samples), metric_(metric), known_(set.count(), -1) {}
+  bool operator()(std::size_t j) {
+    if (known_[j] < 0) {
+      const std::size_t n = set_.count();
+      std::int64_t count = 0;
+      for (std::size_t step = 0; step < n && count < min_samples_; ++step)
+        count += distance(j, (j + step) % n) <= eps_;
+      known_[j] = count >= min_samples_;
+    }
+    return known_[j] == 1;
+  }
+  double distance(std::size_t i, std::size_t j) const {
+    return reference::distance_of(reference::order_key(set_.view(), i, set_.view(), j, metric_), metric_);
+  }
+
+ private:
+  const host_set& set_;
+  double eps_;
+  std::int64_t min_samples_;
+  nearest_options metric_;
+  std::vector<signed char> known_;
+};
+
 // Sampled points of a DBSCAN answer against the brute force: the point's neighbours and core
-// status; that its core neighbours (core status from count_within, itself checked on the
-// samples) share its label where it is core; that it takes its nearest core point's label where
-// it is not, or is noise without one. Returns the wrong ones.
+// status; that its core neighbours share its label where it is core; that it takes its nearest
+// core point's label where it is not, or is noise without one. Returns the wrong ones.
 int check_labels(const host_set& set, double eps, std::int64_t min_samples, const std::vector<int>& labels,
-                 const std::vector<int>& counts, const nearest_options& metric, int samples) {
+                 const nearest_options& metric, int samples) {
   const std::size_t n = set.count();
+  core_points is_core(set, eps, min_samples, metric);
   int wrong = 0;
   for (int s = 0; s < samples; ++s) {
     const std::size_t i = (std::size_t(s) * 2654435761u) % n;
@@ -164,10 +197,10 @@ int check_labels(const host_set& set, double eps, std::int64_t min_samples, cons
     double nearest_distance = 0;
     bool shared = true;
     for (std::size_t j = 0; j < n; ++j) {
-      const double d = reference::distance_of(reference::order_key(set.view(), i, set.view(), j, metric), metric);
+      const double d = is_core.distance(i, j);
       if (!(d <= eps)) continue;
       ++count;
-      if (counts[j] < min_samples) continue;
+      if (!is_core(j)) continue;
       shared = shared && labels[j] == labels[i];
       if (nearest_core < 0 || d < nearest_distance) {  // j ascending: ties to the smallest
         nearest_core = std::int64_t(j);
@@ -175,7 +208,7 @@ int check_labels(const host_set& set, double eps, std::int64_t min_samples, cons
       }
     }
     const bool core = count >= min_samples;
-    const bool right = count == counts[i] &&
+    const bool right = core == is_core(i) &&
                        (core ? labels[i] >= 0 && shared
                              : (nearest_core < 0 ? labels[i] == -1 : labels[i] == labels[nearest_core]));
     wrong += !right;
@@ -183,35 +216,51 @@ int check_labels(const host_set& set, double eps, std::int64_t min_samples, cons
   return wrong;
 }
 
+// The DBSCAN sets of size 2^s: the course's two moons at its eps (two clusters at any size),
+// the moons with eps shrinking as the points grow (about 20 neighbours a point), and places.
+struct dbscan_set {
+  host_set points;
+  double eps;
+  metric_kind metric;
+};
+dbscan_set make_dbscan_set(const std::string& name, int s) {
+  const std::size_t n = std::size_t(1) << s;
+  if (name == "moons") return {two_moons(n, 11), 0.3, metric_kind::euclidean};
+  if (name == "moons-scaled") return {two_moons(n, 11), 0.3 * std::sqrt(100.0 / double(n)), metric_kind::euclidean};
+  if (name == "places") return {places(n, 12), 3e-4 * std::sqrt(double(1 << 24) / double(n)), metric_kind::haversine};
+  throw std::invalid_argument("--sets: unknown set " + name + " (moons, moons-scaled, places)");
+}
+
 void dbscan_case(const std::string& name, int s, int repeat, int samples, const std::string& save,
                  std::vector<record>& out) {
   const std::size_t n = std::size_t(1) << s;
-  const bool moons = name == "moons";
-  const host_set set = moons ? two_moons(n, 11) : places(n, 12);
-  const double eps = moons ? 0.3 * std::sqrt(100.0 / double(n)) : 3e-4 * std::sqrt(double(1 << 24) / double(n));
+  const dbscan_set set = make_dbscan_set(name, s);
   const std::int64_t min_samples = 5;
-  if (!save.empty()) {
-    std::ofstream file(save + "/" + name + "-" + std::to_string(s) + ".f64", std::ios::binary);
-    file.write(reinterpret_cast<const char*>(set.values.data()), std::streamsize(set.values.size() * sizeof(double)));
+  if (!save.empty()) {  // the points (row-major float64) and how to cluster them, for the peers
+    const std::string stem = save + "/" + name + "-" + std::to_string(s);
+    std::ofstream file(stem + ".f64", std::ios::binary);
+    file.write(reinterpret_cast<const char*>(set.points.values.data()),
+               std::streamsize(set.points.values.size() * sizeof(double)));
+    std::ofstream about(stem + ".json");
+    about << "{\"set\": \"" << name << "\", \"size\": \"" << power(s) << "\", \"points\": " << n
+          << ", \"dimension\": 2, \"metric\": \"" << to_string(set.metric) << "\", \"eps\": " << set.eps
+          << ", \"min_samples\": " << min_samples << "}\n";
   }
   dbscan_options options;
-  options.metric = moons ? metric_kind::euclidean : metric_kind::haversine;
+  options.metric = set.metric;
   nearest_options metric;
   metric.metric = options.metric;
-  const auto points = to_device(set);
+  const auto points = to_device(set.points);
   Kokkos::View<int*, memory> labels("labels", n);
   std::int64_t clusters = 0;
   const auto [median, best] =
-      timed([&] { clusters = dbscan(space(), points, eps, min_samples, labels, options); }, repeat);
-  std::vector<int> host_labels(n), host_counts(n);
+      timed([&] { clusters = dbscan(space(), points, set.eps, min_samples, labels, options); }, repeat);
+  std::vector<int> host_labels(n);
   Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(host_labels.data(), n), labels);
-  Kokkos::View<int*, memory> counts("counts", n);
-  count_within(space(), points, points, eps, counts, options);
-  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(host_counts.data(), n), counts);
   const auto noise = std::count(host_labels.begin(), host_labels.end(), -1);
-  const int wrong = check_labels(set, eps, min_samples, host_labels, host_counts, metric, samples);
+  const int wrong = check_labels(set.points, set.eps, min_samples, host_labels, metric, samples);
   std::ostringstream note;
-  note << "eps " << eps << ", min_samples 5: " << clusters << " clusters, " << noise << " noise; " << wrong
+  note << "eps " << set.eps << ", min_samples 5: " << clusters << " clusters, " << noise << " noise; " << wrong
        << " wrong of " << samples;
   out.push_back({"dbscan", name, power(s), median, best, note.str()});
 }
@@ -221,7 +270,7 @@ void dbscan_case(const std::string& name, int s, int repeat, int samples, const 
 int main(int argc, char* argv[]) {
   using namespace bench_dbscan;
   Kokkos::ScopeGuard kokkos(argc, argv);
-  std::string machine = "unnamed", json, save, sizes = "20,24";
+  std::string machine = "unnamed", json, save, sizes = "20,24", sets = "within,moons,moons-scaled,places";
   int repeat = 3, samples = 16;
   for (int k = 1; k + 1 < argc; k += 2) {
     const std::string flag = argv[k], value = argv[k + 1];
@@ -231,13 +280,15 @@ int main(int argc, char* argv[]) {
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
     else if (flag == "--save") save = value;
+    else if (flag == "--sets") sets = value;
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
     }
   }
   if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR]\n");
+    std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
+                         "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR]\n");
     return 2;
   }
   std::vector<record> records;
@@ -245,8 +296,13 @@ int main(int argc, char* argv[]) {
     std::stringstream list(sizes);
     for (std::string item; std::getline(list, item, ',');) {
       const int s = std::stoi(item);
-      for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, records);
-      for (const char* name : {"moons", "places"}) dbscan_case(name, s, repeat, samples, save, records);
+      std::stringstream names(sets);
+      for (std::string name; std::getline(names, name, ',');) {
+        if (name == "within")
+          for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, records);
+        else
+          dbscan_case(name, s, repeat, samples, save, records);
+      }
     }
   } catch (const std::exception& failure) {
     std::fprintf(stderr, "kernwerk_bench_dbscan: %s\n", failure.what());

@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,10 +13,12 @@
 #include <vector>
 
 #include "kernwerk.h"
+#include "kernwerk/dbscan.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reductions.hpp"
+#include "kernwerk/within.hpp"
 
 namespace c_api_test {
 
@@ -53,9 +56,10 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed, double low, doub
 }
 
 void expect_failure(kw_status status, kw_status expected, const std::string& fragment) {
+  const std::string message = kw_last_error();
+  INFO(message);
   CHECK(status == expected);
-  CHECK(std::string(kw_last_error()).find(fragment) != std::string::npos);
-  INFO(kw_last_error());
+  CHECK(message.find(fragment) != std::string::npos);
 }
 
 double sine_of_sum(double x, double y, void* context) {
@@ -349,6 +353,117 @@ TEST_CASE("C API: conjugate gradient, dense and CSR, and its failures") {
                    KW_INVALID_ARGUMENT, "history: is NULL");
     CHECK(untouched.iterations == -7);
     CHECK(x3.values() == std::vector<double>(n, 0.5));
+  }
+}
+
+TEST_CASE("C API: radius search and DBSCAN equal the C++ calls, on host and device memory") {
+  using host_points = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  const int64_t n = 2000, m = 1500;
+  const double radius = 0.05;
+  std::vector<double> queries = random_values<double>(2 * n, 5, -1.0, 1.0);
+  std::vector<double> points = random_values<double>(2 * m, 6, -1.0, 1.0);
+  for (int64_t j = 0; j < 300; ++j) {  // a crowded corner, and copies
+    points[2 * j] = 0.3 + 0.02 * points[2 * j];
+    points[2 * j + 1] = -0.4 + 0.02 * points[2 * j + 1];
+  }
+  for (int64_t j = 300; j < 320; ++j) std::copy_n(&points[0], 2, &points[2 * j]);
+  const host_points q(queries.data(), n, 2), p(points.data(), m, 2);
+  const Kokkos::DefaultHostExecutionSpace host;
+  Kokkos::View<int64_t*, Kokkos::HostSpace> want_offsets("o", n + 1), want_indices("i", 0);
+  Kokkos::View<double*, Kokkos::HostSpace> want_distances("d", 0);
+  kernwerk::within(host, q, p, radius, want_offsets, want_indices, want_distances);
+  Kokkos::View<int64_t*, Kokkos::HostSpace> want_labels("l", m);
+  kernwerk::dbscan_options cpp_options;
+  cpp_options.border = kernwerk::border_rule::first_cluster;
+  cpp_options.metric = kernwerk::metric_kind::euclidean;
+  const int64_t want_clusters = kernwerk::dbscan(host, p, 0.02, 4, want_labels, cpp_options);
+  REQUIRE(want_clusters > 1);
+  const auto as_vector = [](const auto& view) { return std::vector<double>(view.data(), view.data() + view.extent(0)); };
+
+  for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
+    CAPTURE(int(memory));
+    buffer<double> qs(memory, queries), ps(memory, points);
+    buffer<int64_t> counts(memory, std::vector<int64_t>(n, -1));
+    REQUIRE(kw_count_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, counts.data(), nullptr) ==
+            KW_SUCCESS);
+    const auto got_counts = counts.values();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += got_counts[i] != want_offsets(i + 1) - want_offsets(i);
+    CHECK(wrong == 0);
+
+    kw_within_options options;
+    kw_within_options_default(&options);
+    kw_within_result* result = nullptr;
+    REQUIRE(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &options, &result) == KW_SUCCESS);
+    const int64_t total = kw_within_result_total(result);
+    REQUIRE(total == want_offsets(n));
+    buffer<int64_t> offsets(memory, std::vector<int64_t>(n + 1, -1)), indices(memory, std::vector<int64_t>(total, -1));
+    buffer<double> distances(memory, std::vector<double>(total, -1));
+    REQUIRE(kw_within_result_copy(result, offsets.data(), indices.data(), distances.data()) == KW_SUCCESS);
+    CHECK(offsets.values() == std::vector<int64_t>(want_offsets.data(), want_offsets.data() + n + 1));
+    CHECK(indices.values() == std::vector<int64_t>(want_indices.data(), want_indices.data() + total));
+    CHECK(distances.values() == as_vector(want_distances));
+    buffer<int64_t> indices_only(memory, std::vector<int64_t>(total, -1));
+    REQUIRE(kw_within_result_copy(result, offsets.data(), indices_only.data(), nullptr) == KW_SUCCESS);
+    CHECK(indices_only.values() == indices.values());
+    CHECK(kw_within_result_destroy(result) == KW_SUCCESS);
+
+    // float32 points: the distances in float32, the same neighbours where no distance is
+    // within float32 rounding of the radius.
+    std::vector<float> queries32(queries.begin(), queries.end()), points32(points.begin(), points.end());
+    buffer<float> qs32(memory, queries32), ps32(memory, points32);
+    REQUIRE(kw_within(KW_FLOAT32, memory, 2, qs32.data(), n, ps32.data(), m, radius, nullptr, &result) ==
+            KW_SUCCESS);
+    buffer<int64_t> offsets32(memory, std::vector<int64_t>(n + 1, -1)),
+        indices32(memory, std::vector<int64_t>(kw_within_result_total(result), -1));
+    buffer<float> distances32(memory, std::vector<float>(kw_within_result_total(result), -1));
+    REQUIRE(kw_within_result_copy(result, offsets32.data(), indices32.data(), distances32.data()) == KW_SUCCESS);
+    kw_within_result_destroy(result);
+    const auto d32 = distances32.values();
+    CHECK(kw_within_result_total(nullptr) == 0);
+    CHECK(std::all_of(d32.begin(), d32.end(), [&](float d) { return d >= 0 && d <= radius * (1 + 1e-6); }));
+
+    buffer<int64_t> labels(memory, std::vector<int64_t>(m, -7));
+    kw_dbscan_options dbscan_options;
+    kw_dbscan_options_default(&dbscan_options);
+    dbscan_options.metric = 1;
+    dbscan_options.border = 1;
+    int64_t clusters = -1;
+    REQUIRE(kw_dbscan(KW_FLOAT64, memory, 2, ps.data(), m, 0.02, 4, labels.data(), &clusters, &dbscan_options) ==
+            KW_SUCCESS);
+    CHECK(clusters == want_clusters);
+    CHECK(labels.values() == std::vector<int64_t>(want_labels.data(), want_labels.data() + m));
+
+    // Bad input: the status, the argument named, outputs as they were.
+    const auto labels_before = labels.values();
+    expect_failure(kw_dbscan(KW_FLOAT64, memory, 2, nullptr, m, 0.02, 4, labels.data(), &clusters, nullptr),
+                   KW_INVALID_ARGUMENT, "kw_dbscan: points: is NULL");
+    expect_failure(kw_dbscan(KW_FLOAT64, memory, 2, ps.data(), m, -1.0, 4, labels.data(), &clusters, nullptr),
+                   KW_INVALID_ARGUMENT, "eps: must be finite");
+    expect_failure(kw_dbscan(KW_FLOAT64, memory, 2, ps.data(), m, 0.02, 0, labels.data(), &clusters, nullptr),
+                   KW_INVALID_ARGUMENT, "min_samples: must be at least 1");
+    dbscan_options.border = 4;
+    expect_failure(kw_dbscan(KW_FLOAT64, memory, 2, ps.data(), m, 0.02, 4, labels.data(), &clusters, &dbscan_options),
+                   KW_INVALID_ARGUMENT, "options->border: is not 0 or 1");
+    expect_failure(kw_dbscan(KW_FLOAT64, memory, 2, ps.data(), m, 0.02, 4, nullptr, &clusters, nullptr),
+                   KW_INVALID_ARGUMENT, "labels: is NULL");
+    CHECK(labels.values() == labels_before);
+    options.metric = 3;
+    result = nullptr;
+    expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &options, &result),
+                   KW_INVALID_ARGUMENT, "kw_within: options->metric: is not 0 or 1");
+    expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, nullptr, nullptr),
+                   KW_INVALID_ARGUMENT, "kw_within: result: is NULL");
+    expect_failure(kw_within(KW_FLOAT64, memory, 3, qs.data(), n, ps.data(), m, radius, nullptr, &result),
+                   KW_INVALID_ARGUMENT, "points: haversine points have 2 coordinates");
+    expect_failure(kw_count_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, NAN, counts.data(), nullptr),
+                   KW_INVALID_ARGUMENT, "radius: must be finite");
+    expect_failure(kw_count_within(KW_FLOAT64, memory, 2, qs.data(), -1, ps.data(), m, radius, counts.data(), nullptr),
+                   KW_INVALID_ARGUMENT, "n: must not be negative");
+    CHECK(result == nullptr);
+    CHECK(counts.values() == got_counts);
+    expect_failure(kw_within_result_copy(nullptr, offsets.data(), indices.data(), nullptr), KW_INVALID_ARGUMENT,
+                   "kw_within_result_copy: result: is NULL");
   }
 }
 

@@ -217,6 +217,57 @@ TEST_CASE_TEMPLATE_DEFINE("dbscan: on the sphere, poles, the date line, layouts"
 }
 TEST_CASE_TEMPLATE_APPLY(sphere_sets, enabled_spaces);
 
+// Crowded sets, where dense cells (at least min_samples points in a cell of the eps grid) make
+// their points core and one set without a search: dense blobs bridged by chains of sparse
+// points, blobs just within and just beyond eps of each other, sparse points at the edges of
+// blobs (core or border), stacks of copies exactly eps apart, and dense caps on the sphere.
+TEST_CASE_TEMPLATE_DEFINE("dbscan: dense cells beside sparse points", Space, dense_cells) {
+  std::mt19937_64 random(91);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  host_points blobs;
+  const auto blob = [&](double x, double y, double side, int count) {
+    for (int i = 0; i < count; ++i) blobs.add(x + side * unit(random), y + side * unit(random));
+  };
+  blob(0.0, 0.0, 0.05, 300);
+  blob(0.4, 0.0, 0.05, 300);
+  for (int i = 1; i < 4; ++i) blobs.add(0.05 + 0.087 * i, 0.025);  // a sparse chain from the first to the second
+  blob(0.0, 0.3, 0.05, 300);
+  blob(0.0, 0.449, 0.05, 200);  // about eps above the third
+  blob(0.7, 0.7, 0.02, 150);
+  for (int i = 0; i < 200; ++i) blobs.add(0.6 + 0.25 * unit(random), 0.6 + 0.25 * unit(random));  // scattered around it
+  for (int i = 0; i < 100; ++i) blobs.add(unit(random), unit(random));
+  for (std::int64_t min_samples : {2, 3, 5, 12, 40}) {
+    CAPTURE(min_samples);
+    check_dbscan<Space>(blobs, 0.1, min_samples, euclidean());
+  }
+  check_dbscan<Space>(blobs, 0.03, 8, euclidean());
+  check_dbscan<Space>(blobs, 0.25, 30, euclidean());
+
+  host_points stacks;  // copies at integer points: every distance exact
+  for (int x : {0, 1, 3, 4}) for (int copy = 0; copy < 12; ++copy) stacks.add(x, 0.0);
+  for (int y : {2, 3}) for (int copy = 0; copy < 3; ++copy) stacks.add(0.0, y);
+  check_dbscan<Space>(stacks, 1.0, 5, euclidean());
+  check_dbscan<Space>(stacks, 1.0, 13, euclidean());
+  check_dbscan<Space>(stacks, 2.0, 16, euclidean());
+
+  host_points cubes;  // 3-D
+  cubes.dimension = 3;
+  for (int b = 0; b < 6; ++b)
+    for (int i = 0; i < 150; ++i) cubes.add(0.11 * b + 0.04 * unit(random), 0.04 * unit(random), 0.04 * unit(random));
+  check_dbscan<Space>(cubes, 0.07, 6, euclidean());
+
+  layouts::generator g(92);
+  host_points caps;
+  g.add_cap(caps.values, 500, pi / 2, 0.0, 0.003);  // at the pole
+  g.add_cap(caps.values, 500, 0.0, pi, 0.003);      // on the date line
+  g.add_cap(caps.values, 400, 0.0, pi - 0.0085, 0.002);
+  g.add_cap(caps.values, 200, -0.5, 2.0, 0.01);
+  g.add_uniform(caps.values, 200);
+  check_dbscan<Space>(caps, 0.002, 5);
+  check_dbscan<Space>(caps, 0.004, 20);
+}
+TEST_CASE_TEMPLATE_APPLY(dense_cells, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("dbscan: bad input is named, labels untouched", Space, bad_input) {
   using memory_space = typename Space::memory_space;
   auto points = uniform_sphere(200, 81);

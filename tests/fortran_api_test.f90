@@ -33,6 +33,7 @@ program fortran_api_test
 
   call random_number(obs32)
   call sphere_index_checks()
+  call neighbourhood_checks()
 
   call random_number(x)
   call random_number(y)
@@ -152,6 +153,82 @@ contains
     call check(stat == KW_SUCCESS .and. kw_sphere_index_size(places) == 0, 'index destroyed')
     call kw_sphere_index_nearest(places, queries, got, found, stat=stat)
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'index', 'a destroyed index')
+  end subroutine
+
+  ! Radius search against a float64 brute force written here (Euclidean), and DBSCAN on two
+  ! blobs and scattered points whose answer is known by construction; their failures.
+  subroutine neighbourhood_checks()
+    real(real64) :: queries(2, 60), points(2, 200), blobs(2, 63), d
+    real(real32) :: points32(2, 200), queries32(2, 60)
+    integer(int64) :: counts(60), offsets(61), labels(63), clusters, want
+    integer(int64), allocatable :: indices(:)
+    real(real64), allocatable :: distances(:)
+    real(real32), allocatable :: distances32(:)
+    logical :: sorted, within_distance
+    integer :: i, j, p
+    call random_number(queries)
+    call random_number(points)
+    points(:, 11) = points(:, 4)  ! a copy: equal distances, the smaller index first
+    queries(:, 2) = points(:, 4)
+    call kw_count_within(queries, points, 0.2_real64, counts, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS, 'count_within runs')
+    call kw_within(queries, points, 0.2_real64, offsets, indices, distances, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. offsets(1) == 1 .and. size(indices) == offsets(61) - 1 .and. &
+               size(distances) == size(indices), 'within: compressed columns, 1-based')
+    sorted = .true.
+    within_distance = .true.
+    do i = 1, 60
+      want = 0
+      do j = 1, 200
+        if (norm2(points(:, j) - queries(:, i)) <= 0.2_real64) want = want + 1
+      end do
+      call check(counts(i) == want .and. offsets(i + 1) - offsets(i) == want, 'within: the brute force''s count')
+      do p = int(offsets(i)), int(offsets(i + 1)) - 1
+        d = norm2(points(:, indices(p)) - queries(:, i))
+        within_distance = within_distance .and. abs(distances(p) - d) <= 1e-15_real64 .and. d <= 0.2_real64
+        if (p > offsets(i)) sorted = sorted .and. (distances(p - 1) < distances(p) .or. &
+                                                   (distances(p - 1) == distances(p) .and. indices(p - 1) < indices(p)))
+      end do
+    end do
+    call check(within_distance .and. sorted, 'within: neighbours within the distance, nearest first')
+    call check(indices(offsets(2)) == 4 .and. indices(offsets(2) + 1) == 11, 'within: the copy after the original')
+    points32 = real(points, real32)
+    queries32 = real(queries, real32)
+    call kw_within(queries32, points32, 0.2_real64, offsets, indices, distances32, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. size(distances32) == size(indices), 'within of real32 points')
+    call kw_within(queries, points, 0.2_real64, offsets, indices, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. size(indices) == offsets(61) - 1, 'within without distances')
+    offsets = -3
+    call kw_within(queries, points(1:1, :), 0.2_real64, offsets, indices, distances, euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'points', 'within: points of another dimension')
+    call kw_within(queries, points, 0.2_real64, offsets(1:60), indices, distances, euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'offsets', 'within: offsets too short')
+    call kw_within(queries, points, -1.0_real64, offsets, indices, distances, euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'radius', 'within: a negative distance')
+    call check(all(offsets == -3), 'within: offsets untouched by the failures')
+    counts = -3
+    call kw_count_within(queries, points, 0.2_real64, counts(1:59), euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'counts', 'count_within: counts too short')
+    call check(all(counts == -3), 'count_within: counts untouched')
+
+    call random_number(blobs)
+    blobs(:, 1:30) = 5 + 0.01_real64 * blobs(:, 1:30)     ! the first cluster
+    blobs(:, 31:60) = 0.01_real64 * blobs(:, 31:60)       ! the second
+    blobs(:, 61) = [10.0_real64, 0.0_real64]              ! noise
+    blobs(:, 62) = [0.0_real64, 10.0_real64]
+    blobs(:, 63) = [-10.0_real64, -10.0_real64]
+    call kw_dbscan(blobs, 0.1_real64, 5_int64, labels, clusters=clusters, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. clusters == 2, 'dbscan: two clusters')
+    call check(all(labels(1:30) == 1) .and. all(labels(31:60) == 2) .and. all(labels(61:63) == 0), &
+               'dbscan: clusters from 1 in index order, noise 0')
+    call kw_dbscan(blobs, 0.1_real64, 31_int64, labels, euclidean=.true., first_cluster=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. all(labels == 0), 'dbscan: all noise')
+    labels = -3
+    call kw_dbscan(blobs, 0.1_real64, 0_int64, labels, euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'min_samples', 'dbscan: min_samples 0')
+    call kw_dbscan(blobs, 0.1_real64, 5_int64, labels(1:62), euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'labels', 'dbscan: labels too short')
+    call check(all(labels == -3), 'dbscan: labels untouched by the failures')
   end subroutine
 
   subroutine brute_force(query, points, nearest, distance)

@@ -99,6 +99,22 @@ end module kernwerk_support
 !! - `call kw_sphere_index_nearest(index, observations, indices, distances [, stat])`:
 !!   observations(2, n) of the kind the index was built from; indices(k, n) 1-based and
 !!   distances(k, n) as kw_nearest's.
+!! - `call kw_count_within(queries, points, distance, counts [, degrees, radius, euclidean,
+!!   stat])`: counts(n) (integer(int64)) receives the number of points(dimension, m) within
+!!   `distance` of each of queries(dimension, n) (a point at exactly `distance` counts).
+!! - `call kw_within(queries, points, distance, offsets, indices [, distances, degrees, radius,
+!!   euclidean, stat])`: every point within `distance` of each query, in compressed columns:
+!!   the neighbours of query i are indices(p) at distances(p) for p from offsets(i) to
+!!   offsets(i + 1) - 1, nearest first, ties to the smallest index (1-based); offsets(n + 1)
+!!   (integer(int64)); indices (integer(int64)) and distances are allocatable and come back
+!!   allocated to the number found.
+!! - `call kw_dbscan(points, eps, min_samples, labels [, clusters, first_cluster, degrees,
+!!   radius, euclidean, stat])`: DBSCAN of points(dimension, n); labels(n) (integer(int64))
+!!   receives each point's cluster, numbered from 1 in the order of their smallest core point
+!!   (Fortran's convention; the C and C++ labels count from 0), or 0 for noise; clusters their
+!!   number. A core point has at least min_samples points within eps, itself included; a border
+!!   point joins its nearest core point's cluster, or with first_cluster = .true. the
+!!   smallest-numbered cluster among its core neighbours (scikit-learn's labels).
 !! - `call kw_diffuse(field, steps [, coeff, laplacian, stat])`: `steps` steps of
 !!   field = field - coeff (4 f - neighbours inside the grid), coeff in [0, 0.25] (default
 !!   0.25); laplacian (the shape of field) receives the Laplacian of the last step.
@@ -131,7 +147,8 @@ module kernwerk
   public :: kw_initialize, kw_finalize, kw_last_error, kw_nearest, kw_nearest_device, &
             kw_diffuse, kw_diffuse_device, kw_sum, kw_dot, kw_norm2, kw_gemm, kw_cg, &
             kw_sphere_index_create, kw_sphere_index_create_device, kw_sphere_index_nearest, &
-            kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy
+            kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy, &
+            kw_count_within, kw_within, kw_dbscan
 
   !> A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
   !! times with the answers of kw_nearest. Destroy it before kw_finalize.
@@ -140,6 +157,17 @@ module kernwerk
     type(c_ptr) :: handle = c_null_ptr      !< the C index; null until built
     integer(c_int) :: type = KW_FLOAT64     !< KW_FLOAT32 or KW_FLOAT64, of its references
     integer(c_int) :: memory = 0            !< host (0) or device (1) memory
+  end type
+
+  type, bind(C) :: within_options_c  ! kw_within_options
+    integer(c_int) :: metric, degrees
+    real(c_double) :: radius
+  end type
+
+  type, bind(C) :: dbscan_options_c  ! kw_dbscan_options
+    integer(c_int) :: metric, degrees
+    real(c_double) :: radius
+    integer(c_int) :: border
   end type
 
   type, bind(C) :: cg_result_c
@@ -165,6 +193,48 @@ module kernwerk
       integer(c_int64_t), value :: dimension, n, m, k
       type(c_ptr), value :: observations, references, indices, distances
       type(nearest_options_c), intent(in) :: options
+    end function
+    integer(c_int) function c_count_within(type, memory, dimension, queries, n, points, m, distance, &
+                                           counts, options) bind(C, name="kw_count_within")
+      import :: c_int, c_int64_t, c_ptr, c_double, within_options_c
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: dimension, n, m
+      type(c_ptr), value :: queries, points, counts
+      real(c_double), value :: distance
+      type(within_options_c), intent(in) :: options
+    end function
+    integer(c_int) function c_within(type, memory, dimension, queries, n, points, m, distance, &
+                                     options, result) bind(C, name="kw_within")
+      import :: c_int, c_int64_t, c_ptr, c_double, within_options_c
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: dimension, n, m
+      type(c_ptr), value :: queries, points
+      real(c_double), value :: distance
+      type(within_options_c), intent(in) :: options
+      type(c_ptr), intent(out) :: result
+    end function
+    integer(c_int64_t) function c_within_total(result) bind(C, name="kw_within_result_total")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: result
+    end function
+    integer(c_int) function c_within_copy(result, offsets, indices, distances) &
+        bind(C, name="kw_within_result_copy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: result, offsets, indices, distances
+    end function
+    integer(c_int) function c_within_destroy(result) bind(C, name="kw_within_result_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: result
+    end function
+    integer(c_int) function c_dbscan(type, memory, dimension, points, n, eps, min_samples, labels, &
+                                     clusters, options) bind(C, name="kw_dbscan")
+      import :: c_int, c_int64_t, c_ptr, c_double, dbscan_options_c
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: dimension, n, min_samples
+      type(c_ptr), value :: points, labels
+      real(c_double), value :: eps
+      integer(c_int64_t), intent(out) :: clusters
+      type(dbscan_options_c), intent(in) :: options
     end function
     integer(c_int) function c_diffuse(type, memory, field, rows, columns, row_stride, steps, coeff, &
                                       laplacian, laplacian_row_stride) bind(C, name="kw_diffuse")
@@ -245,6 +315,15 @@ module kernwerk
   end interface
   interface kw_sphere_index_nearest
     module procedure index_nearest_real32, index_nearest_real64
+  end interface
+  interface kw_count_within
+    module procedure count_within_real32, count_within_real64
+  end interface
+  interface kw_within
+    module procedure within_real32, within_real64
+  end interface
+  interface kw_dbscan
+    module procedure dbscan_real32, dbscan_real64
   end interface
   interface kw_diffuse
     module procedure diffuse_real32, diffuse_real64
@@ -352,6 +431,218 @@ contains
     else if (distance_rows /= k .or. distance_columns /= n) then
       status = invalid(fn, "distances", "shape (" // text(distance_rows) // ", " // &
                        text(distance_columns) // ") differs from indices' (" // text(k) // ", " // text(n) // ")")
+    end if
+  end function
+
+  ! The C options of a radius search's optional arguments.
+  function within_options_of(degrees, radius, euclidean) result(options)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    type(within_options_c) :: options
+    type(nearest_options_c) :: nearest
+    nearest = options_of(degrees, radius, euclidean)
+    options = within_options_c(nearest%metric, nearest%degrees, nearest%radius)
+  end function
+
+  ! Whether points have as many coordinates as the queries.
+  integer(c_int) function same_dimension(fn, dimension, point_dimension) result(status)
+    character(*), intent(in) :: fn
+    integer(int64), intent(in) :: dimension, point_dimension
+    status = KW_SUCCESS
+    if (point_dimension /= dimension) &
+      status = invalid(fn, "points", text(point_dimension) // " coordinates per point, queries have " // &
+                       text(dimension))
+  end function
+
+  ! kw_count_within (the module's description has its arguments)
+  subroutine count_within_real64(queries, points, distance, counts, degrees, radius, euclidean, stat)
+    real(real64), intent(in), target, contiguous :: queries(:, :), points(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call finish(count_within_c(KW_FLOAT64, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
+                               size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, counts, &
+                               within_options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  subroutine count_within_real32(queries, points, distance, counts, degrees, radius, euclidean, stat)
+    real(real32), intent(in), target, contiguous :: queries(:, :), points(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call finish(count_within_c(KW_FLOAT32, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
+                               size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, counts, &
+                               within_options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  integer(c_int) function count_within_c(type, dimension, point_dimension, queries, n, points, m, distance, &
+                                         counts, options) result(status)
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: dimension, point_dimension, n, m
+    type(c_ptr), intent(in) :: queries, points
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    type(within_options_c), intent(in) :: options
+    status = same_dimension("kw_count_within", dimension, point_dimension)
+    if (status == KW_SUCCESS .and. size(counts, kind=int64) /= n) &
+      status = invalid("kw_count_within", "counts", "has " // text(size(counts, kind=int64)) // " entries for " // &
+                       text(n) // " queries")
+    if (status == KW_SUCCESS) &
+      status = c_count_within(type, host_memory, dimension, queries, n, points, m, distance, c_loc(counts), options)
+  end function
+
+  ! kw_within (the module's description has its arguments)
+  subroutine within_real64(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, stat)
+    real(real64), intent(in), target, contiguous :: queries(:, :), points(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real64), allocatable, intent(inout), target, optional :: distances(:)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    real(real64), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    type(c_ptr) :: result
+    integer(c_int) :: status
+    status = within_search(KW_FLOAT64, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
+                           size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
+                           size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
+    if (status == KW_SUCCESS) then
+      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
+      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+    end if
+    if (status == KW_SUCCESS) then
+      call move_alloc(found, indices)
+      if (present(distances)) call move_alloc(found_distances, distances)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  subroutine within_real32(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, stat)
+    real(real32), intent(in), target, contiguous :: queries(:, :), points(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real32), allocatable, intent(inout), target, optional :: distances(:)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    real(real32), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    type(c_ptr) :: result
+    integer(c_int) :: status
+    status = within_search(KW_FLOAT32, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
+                           size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
+                           size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
+    if (status == KW_SUCCESS) then
+      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
+      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+    end if
+    if (status == KW_SUCCESS) then
+      call move_alloc(found, indices)
+      if (present(distances)) call move_alloc(found_distances, distances)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! The search of kw_within, its result held in `result` on success.
+  integer(c_int) function within_search(type, dimension, point_dimension, queries, n, points, m, distance, &
+                                        offset_count, options, result) result(status)
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: dimension, point_dimension, n, m, offset_count
+    type(c_ptr), intent(in) :: queries, points
+    real(real64), intent(in) :: distance
+    type(within_options_c), intent(in) :: options
+    type(c_ptr), intent(out) :: result
+    result = c_null_ptr
+    status = same_dimension("kw_within", dimension, point_dimension)
+    if (status == KW_SUCCESS .and. offset_count /= n + 1) &
+      status = invalid("kw_within", "offsets", "has " // text(offset_count) // " entries for " // text(n) // &
+                       " queries (n + 1 needed)")
+    if (status == KW_SUCCESS) &
+      status = c_within(type, host_memory, dimension, queries, n, points, m, distance, options, result)
+  end function
+
+  ! Copies kw_within's result, 1-based, into offsets and a new `found` (and the distances, C
+  ! memory of the result's total), and frees it. offsets are left as they were on failure.
+  integer(c_int) function within_copy(result, offsets, found, distances) result(status)
+    type(c_ptr), intent(in) :: result, distances
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(out), target :: found(:)
+    integer(int64), allocatable, target :: starts(:)
+    integer(c_int) :: freed
+    allocate(found(c_within_total(result)), starts(size(offsets)))
+    status = c_within_copy(result, c_loc(starts), c_loc(found), distances)
+    freed = c_within_destroy(result)
+    if (status == KW_SUCCESS) then
+      offsets = starts + 1
+      found = found + 1
+    end if
+  end function
+
+  ! kw_dbscan (the module's description has its arguments)
+  subroutine dbscan_real64(points, eps, min_samples, labels, clusters, first_cluster, degrees, radius, &
+                           euclidean, stat)
+    real(real64), intent(in), target, contiguous :: points(:, :)
+    real(real64), intent(in) :: eps
+    integer(int64), intent(in) :: min_samples
+    integer(int64), intent(inout), target, contiguous :: labels(:)
+    integer(int64), intent(out), optional :: clusters
+    logical, intent(in), optional :: first_cluster, degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call finish(dbscan_c(KW_FLOAT64, size(points, 1, int64), c_loc(points), size(points, 2, int64), eps, &
+                         min_samples, labels, clusters, first_cluster, &
+                         within_options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  subroutine dbscan_real32(points, eps, min_samples, labels, clusters, first_cluster, degrees, radius, &
+                           euclidean, stat)
+    real(real32), intent(in), target, contiguous :: points(:, :)
+    real(real64), intent(in) :: eps
+    integer(int64), intent(in) :: min_samples
+    integer(int64), intent(inout), target, contiguous :: labels(:)
+    integer(int64), intent(out), optional :: clusters
+    logical, intent(in), optional :: first_cluster, degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call finish(dbscan_c(KW_FLOAT32, size(points, 1, int64), c_loc(points), size(points, 2, int64), eps, &
+                         min_samples, labels, clusters, first_cluster, &
+                         within_options_of(degrees, radius, euclidean)), stat)
+  end subroutine
+
+  integer(c_int) function dbscan_c(type, dimension, points, n, eps, min_samples, labels, clusters, &
+                                   first_cluster, metric) result(status)
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: dimension, n, min_samples
+    type(c_ptr), intent(in) :: points
+    real(real64), intent(in) :: eps
+    integer(int64), intent(inout), target, contiguous :: labels(:)
+    integer(int64), intent(out), optional :: clusters
+    logical, intent(in), optional :: first_cluster
+    type(within_options_c), intent(in) :: metric
+    integer(int64), allocatable, target :: found(:)
+    integer(c_int64_t) :: count
+    type(dbscan_options_c) :: options
+    options = dbscan_options_c(metric%metric, metric%degrees, metric%radius, 0)
+    if (present(first_cluster)) then
+      if (first_cluster) options%border = 1
+    end if
+    if (size(labels, kind=int64) /= n) then
+      status = invalid("kw_dbscan", "labels", "has " // text(size(labels, kind=int64)) // " entries for " // &
+                       text(n) // " points")
+      return
+    end if
+    allocate(found(n))
+    status = c_dbscan(type, host_memory, dimension, points, n, eps, min_samples, c_loc(found), count, options)
+    if (status == KW_SUCCESS) then
+      labels = found + 1
+      if (present(clusters)) clusters = count
     end if
   end function
 

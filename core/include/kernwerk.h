@@ -105,6 +105,65 @@ int64_t kw_sphere_index_size(const kw_sphere_index* index);
 /** Frees the index; NULL is fine. */
 kw_status kw_sphere_index_destroy(kw_sphere_index* index);
 
+/* ---- radius search and DBSCAN ------------------------------------------------------------ */
+/** Options of kw_count_within and kw_within; kw_within_options_default fills the defaults. */
+typedef struct kw_within_options {
+  int metric;    /**< 0 haversine (lat, lon), 1 euclidean */
+  int degrees;   /**< haversine coordinates in degrees (else radians) */
+  double radius; /**< haversine distances are central angles times this */
+} kw_within_options;
+
+/** Haversine in radians on the unit sphere. */
+void kw_within_options_default(kw_within_options* options);
+
+/** counts[i] = the number of the m points within `radius` of query i (n queries). Points are
+ * rows of `dimension` coordinates as kw_nearest's; a point at exactly `radius` (its float64
+ * distance as kw_within reports it) counts. options may be NULL (defaults). */
+kw_status kw_count_within(kw_type type, kw_memory memory, int64_t dimension, const void* queries,
+                          int64_t n, const void* points, int64_t m, double radius,
+                          int64_t* counts, const kw_within_options* options);
+
+/** The answer of kw_within, held by the library until kw_within_result_destroy. */
+typedef struct kw_within_result kw_within_result;
+
+/** Every point within `radius` of each of the n queries, into a new *result (untouched on
+ * failure): the search runs once; kw_within_result_total then says how long the caller's
+ * arrays must be, and kw_within_result_copy fills them. options may be NULL (defaults). */
+kw_status kw_within(kw_type type, kw_memory memory, int64_t dimension, const void* queries,
+                    int64_t n, const void* points, int64_t m, double radius,
+                    const kw_within_options* options, kw_within_result** result);
+/** The neighbours found, over all queries (offsets[n]); 0 for NULL. */
+int64_t kw_within_result_total(const kw_within_result* result);
+/** Copies the answer in compressed rows: the neighbours of query i are indices[p] at
+ * distances[p] for p from offsets[i] to offsets[i + 1], sorted by distance, equal distances by
+ * index. offsets holds n + 1 entries, indices and distances (of the call's type; NULL to leave
+ * them out) kw_within_result_total; all in the call's memory. */
+kw_status kw_within_result_copy(const kw_within_result* result, int64_t* offsets,
+                                int64_t* indices, void* distances);
+/** Frees the answer; NULL is fine. */
+kw_status kw_within_result_destroy(kw_within_result* result);
+
+/** Options of kw_dbscan; kw_dbscan_options_default fills the defaults. */
+typedef struct kw_dbscan_options {
+  int metric;    /**< 0 haversine (lat, lon), 1 euclidean */
+  int degrees;   /**< haversine coordinates in degrees (else radians) */
+  double radius; /**< haversine distances are central angles times this */
+  int border;    /**< 0: a border point joins the cluster of its nearest core point (ties to the
+                      smallest index); 1: the smallest-numbered cluster among its core
+                      neighbours, scikit-learn's labels */
+} kw_dbscan_options;
+
+/** Haversine in radians on the unit sphere, border points to the nearest core point. */
+void kw_dbscan_options_default(kw_dbscan_options* options);
+
+/** DBSCAN of the n points: labels[i] is point i's cluster (numbered from 0 in the order of
+ * their smallest core point), or -1 for noise; *clusters (may be NULL) their number. A core
+ * point has at least min_samples points within eps, itself included. labels (n entries) in
+ * `memory`. options may be NULL (defaults). */
+kw_status kw_dbscan(kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                    int64_t n, double eps, int64_t min_samples, int64_t* labels,
+                    int64_t* clusters, const kw_dbscan_options* options);
+
 /* ---- diffusion ----------------------------------------------------------------------------- */
 /** `steps` steps of field -= coeff * (4 f - neighbours inside the grid) on a row-major grid
  * (row_stride >= columns). laplacian may be NULL; else it receives the Laplacian of the last

@@ -17,6 +17,7 @@
 #endif
 
 #include "kernwerk/cg.hpp"
+#include "kernwerk/dbscan.hpp"
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/impl/math.hpp"
@@ -25,6 +26,7 @@
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reductions.hpp"
+#include "kernwerk/within.hpp"
 
 namespace kernwerk::python {
 
@@ -157,6 +159,90 @@ void nearest(const array_ref& obs, const array_ref& ref, const array_ref& indice
                       matrix_of<std::int64_t, Space>(fn, indices),
                       matrix_of<T, Space>(fn, distances), options);
   });
+}
+
+namespace {
+
+template <class Options>
+Options metric_options(const within_settings& settings) {
+  Options options;
+  options.metric = parse_metric(settings.metric, "metric");
+  options.units = settings.degrees ? angle_unit::degrees : angle_unit::radians;
+  options.radius = settings.radius;
+  return options;
+}
+
+template <class Space, class T>
+class within_answer_in final : public within_answer {
+ public:
+  using memory_space = typename Space::memory_space;
+  Kokkos::View<std::int64_t*, memory_space> offsets{"kernwerk.within.offsets", 0};
+  Kokkos::View<std::int64_t*, memory_space> indices{"kernwerk.within.indices", 0};
+  Kokkos::View<double*, memory_space> distances{"kernwerk.within.distances", 0};
+
+  std::int64_t total() const override { return std::int64_t(indices.extent(0)); }
+  void copy(const array_ref& offsets_out, const array_ref& indices_out, const array_ref* distances_out) const override {
+    constexpr const char* fn = "within";
+    const Space space;
+    impl::copy_converted(space, offsets, vector_of<std::int64_t, Space>(fn, offsets_out));
+    impl::copy_converted(space, indices, vector_of<std::int64_t, Space>(fn, indices_out));
+    if (distances_out) impl::copy_converted(space, distances, vector_of<T, Space>(fn, *distances_out));
+    space.fence();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref& points, double distance,
+                                      const within_settings& settings) {
+  constexpr const char* fn = "within";
+  require_like(fn, points, queries, true);
+  const auto options = metric_options<within_options>(settings);
+  std::unique_ptr<within_answer> answer;
+  on_space_and_float(fn, queries, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    auto made = std::make_unique<within_answer_in<Space, T>>();
+    made->offsets = decltype(made->offsets)("kernwerk.within.offsets", std::size_t(queries.extent[0] + 1));
+    kernwerk::within(space, matrix_of<const T, Space>(fn, queries), matrix_of<const T, Space>(fn, points), distance,
+                     made->offsets, made->indices, made->distances, options);
+    answer = std::move(made);
+  });
+  return answer;
+}
+
+void count_within(const array_ref& queries, const array_ref& points, double distance, const array_ref& counts,
+                  const within_settings& settings) {
+  constexpr const char* fn = "count_within";
+  require_like(fn, points, queries, true);
+  require_like(fn, counts, queries, false);
+  if (counts.type != element::int64) reject(fn, counts, "must be int64");
+  require_writable(fn, counts);
+  const auto options = metric_options<within_options>(settings);
+  on_space_and_float(fn, queries, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::count_within(space, matrix_of<const T, Space>(fn, queries), matrix_of<const T, Space>(fn, points),
+                           distance, vector_of<std::int64_t, Space>(fn, counts), options);
+  });
+}
+
+std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
+                    const within_settings& settings, const std::string& border) {
+  constexpr const char* fn = "dbscan";
+  require_like(fn, labels, points, false);
+  if (labels.type != element::int64) reject(fn, labels, "must be int64");
+  require_writable(fn, labels);
+  auto options = metric_options<dbscan_options>(settings);
+  options.border = parse_border_rule(border, "border");
+  std::int64_t clusters = 0;
+  on_space_and_float(fn, points, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    clusters = kernwerk::dbscan(space, matrix_of<const T, Space>(fn, points), eps, min_samples,
+                                vector_of<std::int64_t, Space>(fn, labels), options);
+  });
+  return clusters;
 }
 
 void diffuse(const array_ref& field, std::int64_t steps, double coeff, const array_ref* laplacian,

@@ -5,6 +5,7 @@
 // pybind11 stays out of the Kokkos translation unit and Kokkos out of the pybind11 one.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,29 @@ struct nearest_settings {
 
 void nearest(const array_ref& obs, const array_ref& ref, const array_ref& indices,
              const array_ref& distances, const nearest_settings& settings);
+// The metric of a radius search or DBSCAN.
+struct within_settings {
+  std::string metric;
+  bool degrees = false;
+  double radius = 1.0;
+};
+// A radius search's answer, held until the caller has arrays of its size to copy it into.
+class within_answer {
+ public:
+  virtual ~within_answer() = default;
+  virtual std::int64_t total() const = 0;
+  // offsets (n + 1), indices (total) int64 and distances (total, the queries' type; may be
+  // absent), where the queries lay.
+  virtual void copy(const array_ref& offsets, const array_ref& indices, const array_ref* distances) const = 0;
+};
+std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref& points, double distance,
+                                      const within_settings& settings);
+void count_within(const array_ref& queries, const array_ref& points, double distance, const array_ref& counts,
+                  const within_settings& settings);
+// Returns the number of clusters; border: "nearest-core" or "first-cluster".
+std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
+                    const within_settings& settings, const std::string& border);
+
 void diffuse(const array_ref& field, std::int64_t steps, double coeff,
              const array_ref* laplacian, const std::string& implementation);
 // The integrand by name: integrand_names() lists them.

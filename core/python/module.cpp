@@ -104,6 +104,41 @@ PYBIND11_MODULE(_core, m) {
                [&] { nearest(o, r, i, d, settings); });
   });
 
+  py::class_<within_answer>(m, "WithinAnswer", "A radius search's answer, until copied out.")
+      .def_property_readonly("total", &within_answer::total)
+      .def("copy", [](const within_answer& answer, py::handle offsets, py::handle indices, py::handle distances) {
+        borrowed keep("within");
+        const array_ref o = describe(offsets, "offsets", true, keep), i = describe(indices, "indices", true, keep);
+        const optional_array d = describe_optional(distances, "distances", true, keep);
+        translated("within", {}, [&] { answer.copy(o, i, d.get()); });
+      });
+  m.def("within", [](py::handle queries, py::handle points, double distance, const std::string& metric,
+                                 bool degrees, double radius) {
+    borrowed keep("within");
+    const array_ref q = describe(queries, "queries", false, keep), p = describe(points, "points", false, keep);
+    return translated("within", {{"radius", "distance"}, {"options.radius", "radius"}, {"options.units", "degrees"},
+                                 {"options.metric", "metric"}}, [&] {
+      return within(q, p, distance, within_settings{metric, degrees, radius});
+    });
+  });
+  m.def("count_within", [](py::handle queries, py::handle points, double distance, py::handle counts,
+                                       const std::string& metric, bool degrees, double radius) {
+    borrowed keep("count_within");
+    const array_ref q = describe(queries, "queries", false, keep), p = describe(points, "points", false, keep);
+    const array_ref c = describe(counts, "out", true, keep);
+    translated("count_within", {{"counts", "out"}, {"radius", "distance"}, {"options.radius", "radius"},
+                                {"options.units", "degrees"}, {"options.metric", "metric"}},
+               [&] { count_within(q, p, distance, c, within_settings{metric, degrees, radius}); });
+  });
+  m.def("dbscan", [](py::handle points, double eps, std::int64_t min_samples, py::handle labels,
+                     const std::string& metric, bool degrees, double radius, const std::string& border) {
+    borrowed keep("dbscan");
+    const array_ref p = describe(points, "points", false, keep), l = describe(labels, "out", true, keep);
+    return translated("dbscan", {{"labels", "out"}, {"options.radius", "radius"}, {"options.units", "degrees"},
+                                 {"options.metric", "metric"}, {"options.border", "border"}},
+                      [&] { return dbscan(p, eps, min_samples, l, within_settings{metric, degrees, radius}, border); });
+  });
+
   m.def("diffuse", [](py::handle field, std::int64_t steps, double coeff, py::handle laplacian,
                       const std::string& implementation) {
     borrowed keep("diffuse");

@@ -143,6 +143,83 @@ def test_nearest_read_only_and_aliased_outputs():
         kw.nearest(obs, ref, out=(indices, obs[:, :1]))
 
 
+# ---- radius search and DBSCAN -------------------------------------------------------------------
+
+def _moons(random, count, noise):
+    t = random.uniform(0, np.pi, count)
+    first = np.arange(count) % 2 == 0
+    x = np.where(first, np.cos(t), 1 - np.cos(t))
+    y = np.where(first, np.sin(t), 0.5 - np.sin(t))
+    return np.column_stack([x, y]) + random.normal(scale=noise, size=(count, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_within_and_count_within_against_the_brute_force(dtype):
+    queries, points = sphere_points(RNG, 300, dtype), sphere_points(RNG, 900, dtype)
+    points[10] = points[3]  # a copy: equal distances, the smaller index first
+    queries[0] = points[3]
+    offsets, indices, distances = kw.within(queries, points, 0.15)
+    assert offsets.dtype == indices.dtype == np.int64 and distances.dtype == np.dtype(dtype)
+    true = haversine_matrix(queries, points)
+    margin = 1e-6 if dtype == "float32" else 1e-12
+    for i in range(len(queries)):
+        row = indices[offsets[i]:offsets[i + 1]]
+        assert set(np.flatnonzero(true[i] <= 0.15 - margin)) <= set(row.tolist())
+        assert set(row.tolist()) <= set(np.flatnonzero(true[i] <= 0.15 + margin))
+        assert np.allclose(distances[offsets[i]:offsets[i + 1]], true[i, row], rtol=margin, atol=margin)
+        assert (np.diff(distances[offsets[i]:offsets[i + 1]]) >= 0).all()
+    assert list(indices[offsets[0]:offsets[0] + 2]) == [3, 10]
+    counts = kw.count_within(queries, points, 0.15)
+    assert (counts == np.diff(offsets)).all()
+    only = kw.within(queries, points, 0.15, distances=False)
+    assert len(only) == 2 and (only[1] == indices).all()
+    km = kw.within(np.degrees(queries), np.degrees(points), 0.15 * 6371.0, degrees=True, radius=6371.0)
+    assert (km[0] == offsets).all()
+
+
+def test_within_euclidean_and_empty_sets():
+    points = RNG.uniform(-1, 1, size=(500, 3))
+    offsets, indices, distances = kw.within(points[:40], points, 0.3, metric="euclidean")
+    true = np.linalg.norm(points[:40, None, :] - points[None, :, :], axis=2)
+    for i in range(40):
+        assert sorted(indices[offsets[i]:offsets[i + 1]]) == list(np.flatnonzero(true[i] <= 0.3))
+    none = kw.within(points[:0], points, 0.3, metric="euclidean")
+    assert list(none[0]) == [0] and len(none[1]) == 0
+    empty = kw.within(points[:5], points[:0], 0.3, metric="euclidean")
+    assert (empty[0] == 0).all() and len(empty[1]) == 0
+
+
+def test_dbscan_matches_scikit_learn():
+    cluster = pytest.importorskip("sklearn.cluster")
+    points = _moons(RNG, 3000, 0.06)
+    fitted = cluster.DBSCAN(eps=0.08, min_samples=5).fit(points)
+    expected = fitted.labels_
+    labels = kw.dbscan(points, 0.08, 5, metric="euclidean", border="first-cluster")
+    assert labels.dtype == np.int64 and (labels == expected).all()
+    nearest = kw.dbscan(points, 0.08, 5, metric="euclidean")
+    core = fitted.core_sample_indices_
+    assert (nearest[core] == expected[core]).all() and ((nearest == -1) == (expected == -1)).all()
+    out = np.full(3000, 7, dtype=np.int64)
+    assert kw.dbscan(points, 0.08, 5, metric="euclidean", out=out) is out and (out == nearest).all()
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda p: kw.within(p, p, -1.0, metric="euclidean"), "distance"),
+    (lambda p: kw.within(p, p, 0.1, metric="taxicab"), "metric"),
+    (lambda p: kw.within(p, p[:, :1], 0.1, metric="euclidean"), "points"),
+    (lambda p: kw.count_within(p, p, 0.1, metric="euclidean", out=np.zeros(3, np.int64)), "out"),
+    (lambda p: kw.dbscan(p, 0.1, 0, metric="euclidean"), "min_samples"),
+    (lambda p: kw.dbscan(p, float("nan"), 5, metric="euclidean"), "eps"),
+    (lambda p: kw.dbscan(p, 0.1, 5, metric="euclidean", border="sklearn"), "border"),
+    (lambda p: kw.dbscan(p, 0.1, 5, metric="euclidean", out=np.zeros(100, np.int32)), "out"),
+    (lambda p: kw.dbscan(p, 0.1, 5), "points"),
+])
+def test_neighbourhood_bad_arguments_name_them(call, argument):
+    points = RNG.uniform(-1, 1, size=(100, 2)) * 3
+    with pytest.raises(ValueError, match=f"^kernwerk\\.[a-z_]+: {argument}: "):
+        call(points)
+
+
 # ---- the other workloads ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -20,7 +20,7 @@ import atexit as _atexit
 from . import _core
 
 __version__ = getattr(_core, "__version__", "unknown")
-__all__ = ["nearest", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
+__all__ = ["nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
            "matmul_colsum", "cg", "NotConvergedError", "backend"]
 
 _core.initialize()
@@ -169,6 +169,87 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     if given is not None:
         return given
     return _as_kind_of(obs, indices), _as_kind_of(obs, distances)
+
+
+def _points(function, array, name):
+    where, shape, dtype = _info(function, array, name)
+    if len(shape) != 2:
+        _fail(function, name, f"must be 2-D (n, 2) or (n, 3), got {len(shape)}-D")
+    return where, shape, dtype
+
+
+def within(queries, points, distance, degrees=False, radius=None, metric="haversine",
+           distances=True):
+    """Every point within `distance` of each query, exactly (scikit-learn's radius_neighbors).
+
+    queries: (n, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
+        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64.
+    points: (m, 2) or (m, 3) array of the same dtype and place (host or GPU) as queries.
+    distance: in the units of the distances (haversine: radians times radius); a point at
+        exactly `distance` (its float64 distance as reported) counts.
+    radius: haversine distances are central angles times this (None: 1, i.e. radians).
+    distances: False to leave the distances out.
+
+    Returns (offsets, indices, distances) in compressed rows: the neighbours of query i are
+    indices[offsets[i]:offsets[i + 1]] (int64) at distances[...] (queries' dtype), nearest
+    first, equal distances by index; without distances, (offsets, indices).
+    """
+    fn = "within"
+    where, shape, dtype = _points(fn, queries, "queries")
+    radius = 1.0 if radius is None else _real(fn, "radius", radius)
+    distance = _real(fn, "distance", distance)
+    _choice(fn, "metric", metric, ("haversine", "euclidean"))
+    answer = _core.within(queries, points, distance, metric, bool(degrees), radius)
+    offsets = _new_result(where, (shape[0] + 1,), "int64")
+    indices = _new_result(where, (answer.total,), "int64")
+    found = _new_result(where, (answer.total,), dtype) if distances else None
+    answer.copy(offsets, indices, found)
+    result = (_as_kind_of(queries, offsets), _as_kind_of(queries, indices))
+    return result + (_as_kind_of(queries, found),) if distances else result
+
+
+def count_within(queries, points, distance, degrees=False, radius=None, metric="haversine",
+                 out=None):
+    """The number of points within `distance` of each query: an int64 array (n,).
+
+    Arguments as within's; out: an int64 (n,) array to write into.
+    """
+    fn = "count_within"
+    where, shape, _ = _points(fn, queries, "queries")
+    radius = 1.0 if radius is None else _real(fn, "radius", radius)
+    distance = _real(fn, "distance", distance)
+    _choice(fn, "metric", metric, ("haversine", "euclidean"))
+    counts = _new_result(where, (shape[0],), "int64") if out is None else out
+    _core.count_within(queries, points, distance, counts, metric, bool(degrees), radius)
+    return counts if out is not None else _as_kind_of(queries, counts)
+
+
+def dbscan(points, eps, min_samples=5, degrees=False, radius=None, metric="haversine",
+           border="nearest-core", out=None):
+    """DBSCAN clustering: an int64 array (n,) of cluster labels, -1 for noise.
+
+    points: as within's queries. eps: the neighbourhood's distance (a point at exactly eps is
+        within it). min_samples: the points within eps, itself included, that make a core point
+        (scikit-learn's definition).
+    border: "nearest-core" (a border point joins the cluster of its nearest core point, ties to
+        the smallest index) or "first-cluster" (the smallest-numbered cluster among its core
+        neighbours: scikit-learn's labels).
+    out: an int64 (n,) array to write into.
+
+    Clusters are numbered 0, 1, ... in the order of their smallest core point's index, as
+    scikit-learn numbers them; core points, noise and the clusters' core points are exactly the
+    textbook's. Returns the labels (out when given).
+    """
+    fn = "dbscan"
+    where, shape, _ = _points(fn, points, "points")
+    radius = 1.0 if radius is None else _real(fn, "radius", radius)
+    eps = _real(fn, "eps", eps)
+    min_samples = _integer(fn, "min_samples", min_samples, 1)
+    _choice(fn, "metric", metric, ("haversine", "euclidean"))
+    _choice(fn, "border", border, ("nearest-core", "first-cluster"))
+    labels = _new_result(where, (shape[0],), "int64") if out is None else out
+    _core.dbscan(points, eps, min_samples, labels, metric, bool(degrees), radius, border)
+    return labels if out is not None else _as_kind_of(points, labels)
 
 
 def diffuse(field, steps=1, coeff=0.25, laplacian=None, implementation="auto"):

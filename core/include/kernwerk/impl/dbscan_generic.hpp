@@ -1,16 +1,20 @@
 #pragma once
-// kernwerk::dbscan on the radius search's index, after ArborX's FDBSCAN: every point counts its
-// neighbours within eps (stopping at min_samples) to know whether it is a core point; core
-// points within eps of each other are joined by a lock-free union-find, whose roots are the
-// smallest index of their set (the larger root is always linked under the smaller one, by
-// compare-and-swap); the roots, in index order, number the clusters; a point that is not core
-// takes the cluster of a core point within eps, chosen by the border rule, or is noise.
-// Threads work through the index's points in its curve order, so that neighbouring threads
-// search the same nodes.
+// kernwerk::dbscan on the radius search's index, after ArborX's FDBSCAN-DenseBox: where at
+// least min_samples points share a dense cell (dense_cells.hpp: all within eps of each other),
+// they are core points and one set without a search; every other point counts its neighbours
+// within eps (stopping at min_samples) to know whether it is a core point. Core points within
+// eps of each other are joined by a lock-free union-find, whose roots are the smallest index of
+// their set (the larger root is always linked under the smaller one, by compare-and-swap); a
+// search passes over whole dense cells already in its set, so that crowded data costs about a
+// search per cell near each point instead of one per neighbour. The roots, in index order,
+// number the clusters; a point that is not core takes the cluster of a core point within eps,
+// chosen by the border rule, or is noise. Threads work through the index's points in its
+// curve order, so that neighbouring threads search the same nodes.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
+#include "kernwerk/impl/dense_cells.hpp"
 #include "kernwerk/impl/radius_search.hpp"
 
 namespace kernwerk::impl {
@@ -47,53 +51,116 @@ KOKKOS_INLINE_FUNCTION void unite(const Parents& parent, int a, int b) {
   }
 }
 
-template <class Rule, class Flags, class Parents>
+// Core flags by sorted row. A row of a dense cell is a core point without a search; the
+// others count their neighbours up to min_samples. Every point starts as its own set.
+template <class Rule, class Cells, class Flags, class Parents>
 struct dbscan_core_points {
   Rule rule;
-  Flags core;  // by point index
+  Cells cells;
+  Flags core;  // by sorted row
   Parents parent;
   std::int64_t min_samples;
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
-    const int j = rule.bvh.order(r);
+    parent(rule.bvh.order(r)) = rule.bvh.order(r);
+    if (cells.any() && cells.cell(r) >= 0) {
+      core(r) = 1;
+      return;
+    }
     std::int64_t count = 0;
     auto visit = [&](std::int64_t, double) { return ++count < min_samples; };
     rule.for_each(rule.row(r), visit);
-    core(j) = count >= min_samples ? 1 : 0;
-    parent(j) = j;
+    core(r) = count >= min_samples ? 1 : 0;
   }
 };
 
-template <class Rule, class Flags, class Parents>
+// The points of each dense cell join the set of its first point.
+template <class Bvh, class Cells, class Parents>
+struct dbscan_join_cells {
+  Bvh bvh;
+  Cells cells;
+  Parents parent;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    const int c = cells.cell(r);
+    if (c >= 0) unite(parent, bvh.order(r), cells.first(c));
+  }
+};
+
+// What the search of a core point leaves out. A point of a dense cell searches every core
+// point within eps, passing over the dense cells already in its set (nodes whole, rows by
+// their cell); a point outside dense cells leaves the dense cells to their own points' searches
+// and, of the others, searches only those of smaller index, so that each pair is joined once.
+template <class Cells, class Flags, class Parents, class Order>
+struct dbscan_join_filter {
+  const Cells& cells;
+  const Flags& core;
+  const Parents& parent;
+  const Order& order;
+  int self, own_cell, root;
+  int known_cell = -1;  // the last dense cell found in the set
+  KOKKOS_INLINE_FUNCTION bool in_set(int c) {
+    if (c == known_cell) return true;
+    const int other = find_root(parent, cells.first(c));
+    if (other != root) root = find_root(parent, self);
+    if (other != root) return false;
+    known_cell = c;
+    return true;
+  }
+  KOKKOS_INLINE_FUNCTION bool skip_node(std::int64_t node) {
+    if (!cells.any()) return false;
+    const int c = cells.node(node);
+    return c >= 0 && (own_cell < 0 || in_set(c));
+  }
+  KOKKOS_INLINE_FUNCTION bool skip_row(std::int64_t r) {
+    if (!core(r)) return true;
+    const int c = cells.any() ? cells.cell(r) : int(cell_mixed);
+    if (own_cell < 0) return c >= 0 || order(r) >= self;
+    return c >= 0 && in_set(c);
+  }
+};
+
+template <class Rule, class Cells, class Flags, class Parents>
 struct dbscan_join {
   Rule rule;
+  Cells cells;
   Flags core;
   Parents parent;
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    if (!core(r)) return;
     const int j = rule.bvh.order(r);
-    if (!core(j)) return;
+    using order_type = decltype(rule.bvh.order);
+    dbscan_join_filter<Cells, Flags, Parents, order_type> filter{
+        cells, core, parent, rule.bvh.order, j, cells.any() ? int(cells.cell(r)) : int(cell_mixed), j};
     auto visit = [&](std::int64_t other_row, double) {
-      const int other = rule.bvh.order(other_row);
-      if (other < j && core(other)) unite(parent, j, other);  // each pair once
+      unite(parent, j, rule.bvh.order(other_row));
       return true;
     };
-    rule.for_each(rule.row(r), visit);
+    rule.for_each(rule.row(r), visit, filter);
   }
 };
 
-// parent(j) = the root of core point j; flag(j) = 1 for each root.
-template <class Flags, class Parents, class Numbers>
+// parent(j) = the root of core point j; number(j) = 1 for each root.
+template <class Bvh, class Flags, class Parents, class Numbers>
 struct dbscan_roots {
+  Bvh bvh;
   Flags core;
   Parents parent;
   Numbers number;
   KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
     int root = -1;
-    if (core(j)) {
+    if (core(bvh.rank(j))) {
       root = find_root(parent, int(j));
       parent(j) = root;
     }
     number(j) = root == j ? 1 : 0;
   }
+};
+
+// Searches that see only core points.
+template <class Flags>
+struct core_only {
+  Flags core;
+  KOKKOS_INLINE_FUNCTION bool skip_node(std::int64_t) const { return false; }
+  KOKKOS_INLINE_FUNCTION bool skip_row(std::int64_t r) const { return !core(r); }
 };
 
 // The label of every point: core points their root's number, the others per the border rule.
@@ -108,7 +175,7 @@ struct dbscan_labels {
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
     const int j = rule.bvh.order(r);
     using label_type = typename Labels::value_type;
-    if (core(j)) {
+    if (core(r)) {
       labels(j) = static_cast<label_type>(number(parent(j)));
       return;
     }
@@ -116,7 +183,6 @@ struct dbscan_labels {
     double best_distance = 0;
     auto visit = [&](std::int64_t other_row, double d) {
       const int other = rule.bvh.order(other_row);
-      if (!core(other)) return true;
       if (first_cluster) {
         const std::int64_t cluster = number(parent(other));
         if (best < 0 || cluster < best) best = cluster;
@@ -126,7 +192,8 @@ struct dbscan_labels {
       }
       return true;
     };
-    rule.for_each(rule.row(r), visit);
+    core_only<Flags> filter{core};
+    rule.for_each(rule.row(r), visit, filter);
     if (best >= 0 && !first_cluster) best = number(parent(best));
     labels(j) = static_cast<label_type>(best);
   }
@@ -144,18 +211,26 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
   const radius_index<ExecutionSpace> index(space, points, metric, scale, sphere_radius);
   const auto rule = index.rule(eps);
   using rule_type = std::remove_const_t<decltype(rule)>;
+  const auto cells = find_dense_cells(space, rule.bvh, rule.sphere, rule.sphere ? eps / sphere_radius : eps,
+                                      min_samples);
   const Kokkos::View<char*, memory_space> core("kernwerk::dbscan::core", n);
   const Kokkos::View<int*, memory_space> parent("kernwerk::dbscan::parent", n);
   const Kokkos::View<std::int64_t*, memory_space> number("kernwerk::dbscan::clusters", n + 1);
+  using cells_type = std::remove_const_t<decltype(cells)>;
+  using bvh_type = decltype(rule.bvh);
   using flags = decltype(core);
   using parents = decltype(parent);
   using numbers = decltype(number);
   Kokkos::parallel_for("kernwerk::dbscan::core_points", policy(space, 0, n),
-                       dbscan_core_points<rule_type, flags, parents>{rule, core, parent, min_samples});
+                       dbscan_core_points<rule_type, cells_type, flags, parents>{rule, cells, core, parent,
+                                                                                 min_samples});
+  if (cells.any())
+    Kokkos::parallel_for("kernwerk::dbscan::join_cells", policy(space, 0, n),
+                         dbscan_join_cells<bvh_type, cells_type, parents>{rule.bvh, cells, parent});
   Kokkos::parallel_for("kernwerk::dbscan::join", policy(space, 0, n),
-                       dbscan_join<rule_type, flags, parents>{rule, core, parent});
+                       dbscan_join<rule_type, cells_type, flags, parents>{rule, cells, core, parent});
   Kokkos::parallel_for("kernwerk::dbscan::roots", policy(space, 0, n),
-                       dbscan_roots<flags, parents, numbers>{core, parent, number});
+                       dbscan_roots<bvh_type, flags, parents, numbers>{rule.bvh, core, parent, number});
   std::int64_t clusters = 0;
   Kokkos::parallel_scan("kernwerk::dbscan::number", policy(space, 0, n + 1),
                         exclusive_prefix<numbers>{number}, clusters);

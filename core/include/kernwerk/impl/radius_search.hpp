@@ -74,13 +74,23 @@ struct radius_rule {
     return math::sqrt(dx * dx + dy * dy + dz * dz);
   }
 
+  // A filter that passes every node and row.
+  struct pass_all {
+    KOKKOS_INLINE_FUNCTION bool skip_node(std::int64_t) const { return false; }
+    KOKKOS_INLINE_FUNCTION bool skip_row(std::int64_t) const { return false; }
+  };
+
   // Calls visit(row, distance) for every point within range of o, in no particular order,
-  // until visit returns false.
-  template <class Visit>
-  KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
+  // until visit returns false. The filter may leave out whole nodes (skip_node) and rows
+  // within reach before their distance is computed (skip_row).
+  template <class Visit, class Filter>
+  KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit, Filter& filter) const {
     std::int64_t stack[stack_size];
     int top = 0;
-    if (bvh.size > 0 && bvh.box_distance(o.x, o.y, o.z, 1) <= reach) stack[top++] = 1;
+    const auto wanted = [&](std::int64_t node) {
+      return bvh.box_distance(o.x, o.y, o.z, node) <= reach && !filter.skip_node(node);
+    };
+    if (bvh.size > 0 && wanted(1)) stack[top++] = 1;
     while (top > 0) {
       const std::int64_t node = stack[--top];
       if (bvh.is_leaf(node)) {
@@ -88,16 +98,21 @@ struct radius_rule {
         for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
           const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
                        dz = o.z - bvh.points(r, column_z);
-          if (!(dx * dx + dy * dy + dz * dz <= reach)) continue;
+          if (!(dx * dx + dy * dy + dz * dz <= reach) || filter.skip_row(r)) continue;
           const double d = distance(o, r);
           if (d <= range && !visit(r, d)) return;
         }
         continue;
       }
       const std::int64_t left = 2 * node;  // pushed last: searched first
-      if (bvh.box_distance(o.x, o.y, o.z, left + 1) <= reach) stack[top++] = left + 1;
-      if (bvh.box_distance(o.x, o.y, o.z, left) <= reach) stack[top++] = left;
+      if (wanted(left + 1)) stack[top++] = left + 1;
+      if (wanted(left)) stack[top++] = left;
     }
+  }
+  template <class Visit>
+  KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
+    pass_all all;
+    for_each(o, visit, all);
   }
 };
 

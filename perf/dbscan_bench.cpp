@@ -10,8 +10,8 @@
 // - within: 2^s queries against 2^14 points, about 10 neighbours each: uniform on the sphere,
 //   and both sets in one cap of 0.01 rad (same-cap);
 // - dbscan moons: scikit-learn's two moons (noise 0.05) of 2^s points at the course's eps 0.3
-//   and min_samples 5: two clusters at any size, each point with a tenth of the points within
-//   eps (the dense cells' case);
+//   and min_samples 5: each point has about a tenth of the points within eps (the dense cells'
+//   case); from 2^20 points on, the noise fills the gap between the moons: one cluster;
 // - dbscan moons-scaled: the same points, eps 0.3 sqrt(100 / 2^s) (about 20 neighbours a
 //   point at any size: the moons' sparse fringes fall apart into small clusters);
 // - dbscan places: 2^s points on the sphere, 90% in 64 caps of 0.002 to 0.05 rad with from 1
@@ -216,8 +216,8 @@ int check_labels(const host_set& set, double eps, std::int64_t min_samples, cons
   return wrong;
 }
 
-// The DBSCAN sets of size 2^s: the course's two moons at its eps (two clusters at any size),
-// the moons with eps shrinking as the points grow (about 20 neighbours a point), and places.
+// The DBSCAN sets of size 2^s: the course's two moons at its eps, the moons with eps shrinking
+// as the points grow (about 20 neighbours a point), and places.
 struct dbscan_set {
   host_set points;
   double eps;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The radius-search and DBSCAN record of a machine: builds kernwerk_bench_dbscan against the
 # Kokkos at KOKKOS_ROOT (its nvcc_wrapper for CUDA), runs it at 2^20 and 2^24 (each answer
-# checked on a sample against the float64 brute force; KERNWERK_DBSCAN_SIZES overrides) and
-# keeps the DBSCAN sets in the build folder (sets/NAME-S.f64) for the peers. The record goes to
-# OUTDIR in perf/results/'s schema.
+# checked on a sample against the float64 brute force; KERNWERK_DBSCAN_SIZES and
+# KERNWERK_DBSCAN_SETS override), then the peers on the same sets in the same run
+# (perf/dbscan_peers.py: scikit-learn on the host, cuML with CUDA where it is installed). The
+# records go to OUTDIR in perf/results/'s schema.
 #
 #   perf/dbscan_record.sh MACHINE OUTDIR KOKKOS_ROOT [BACKEND]     (BACKEND: cuda or host)
 set -euo pipefail
@@ -16,7 +17,12 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$kokko
   -DKERNWERK_ENABLE_PERF=ON -DKERNWERK_ENABLE_TESTS=OFF -DKERNWERK_ENABLE_APPS=OFF \
   -DKERNWERK_ENABLE_PYTHON=OFF -DKERNWERK_ENABLE_FORTRAN=OFF -DKERNWERK_ENABLE_MPI=OFF > "$out/configure.log"
 ninja -C "$build" kernwerk_bench_dbscan > "$out/build.log"
-sizes=${KERNWERK_DBSCAN_SIZES:-20,24}
+sizes=${KERNWERK_DBSCAN_SIZES:-20,24} sets=${KERNWERK_DBSCAN_SETS:-within,moons,moons-scaled,places}
+rm -rf "$build/sets"
 mkdir -p "$build/sets"
-"$build/bin/kernwerk_bench_dbscan" --sizes "$sizes" --machine "$machine" --save "$build/sets" \
+"$build/bin/kernwerk_bench_dbscan" --sizes "$sizes" --sets "$sets" --machine "$machine" --save "$build/sets" \
   --json "$out/dbscan-$backend-$machine.json" | tee "$out/dbscan.log"
+peers=sklearn
+[[ $backend == cuda ]] && peers=cuml
+python3 perf/dbscan_peers.py --sets "$build/sets" --machine "$machine" --peers "$peers" \
+  --json "$out/dbscan-peers-$backend-$machine.json" | tee "$out/dbscan-peers.log"

@@ -23,7 +23,8 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
           "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
           "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->"),
-          "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->")}
+          "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->"),
+          "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->")}
 
 
 def load(pattern):
@@ -243,6 +244,35 @@ def python_table():
     return "\n".join(lines)
 
 
+def dbscan_table():
+    """Radius search and DBSCAN (dbscan-*.json from kernwerk_bench_dbscan) beside the peers run on
+    the same sets (dbscan-peers-*.json: perf/dbscan_peers.py),
+    matched by machine, set and size. A peer that was not run shows why."""
+    columns = ["scikit-learn", "cuML"]
+    lines = [
+        "| machine | space | workload | set | size | kernwerk | scikit-learn | cuML | kernwerk's answer | records |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    peers, files = {}, {}
+    for run in load(os.path.join(RESULTS, "dbscan-peers-*.json")):
+        for r in run["results"]:
+            peers[(run["machine"], r["set"], r["size"], r["peer"])] = r
+            files.setdefault(run["machine"], []).append(run["file"])
+    for run in load(os.path.join(RESULTS, "dbscan-*.json")):
+        if "dbscan-peers-" in run["file"]:
+            continue
+        for r in run["results"]:
+            def peer(name):
+                found = peers.get((run["machine"], r["set"], r["size"], name))
+                if not found or r["workload"] != "dbscan":
+                    return "-"
+                return median_shown(found) if found["median_seconds"] is not None else found["note"]
+            sources = ", ".join(f"`{f}`" for f in [run["file"]] + sorted(set(files.get(run["machine"], []))))
+            lines.append(f"| {run['machine']} | {run['execution_space']} | {r['workload']} | {r['set']} | {r['size']} | "
+                         f"{median_shown(r)} | {' | '.join(peer(c) for c in columns)} | {r['note']} | {sources} |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -251,7 +281,7 @@ if __name__ == "__main__":
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
                        ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
-                       ("knn", knn_table), ("python", python_table)):
+                       ("knn", knn_table), ("python", python_table), ("dbscan", dbscan_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

@@ -378,7 +378,6 @@ TEST_CASE("C API: radius search and DBSCAN equal the C++ calls, on host and devi
   cpp_options.metric = kernwerk::metric_kind::euclidean;
   const int64_t want_clusters = kernwerk::dbscan(host, p, 0.02, 4, want_labels, cpp_options);
   REQUIRE(want_clusters > 1);
-  const auto as_vector = [](const auto& view) { return std::vector<double>(view.data(), view.data() + view.extent(0)); };
 
   for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
     CAPTURE(int(memory));
@@ -402,7 +401,10 @@ TEST_CASE("C API: radius search and DBSCAN equal the C++ calls, on host and devi
     REQUIRE(kw_within_result_copy(result, offsets.data(), indices.data(), distances.data()) == KW_SUCCESS);
     CHECK(offsets.values() == std::vector<int64_t>(want_offsets.data(), want_offsets.data() + n + 1));
     CHECK(indices.values() == std::vector<int64_t>(want_indices.data(), want_indices.data() + total));
-    CHECK(distances.values() == as_vector(want_distances));
+    const auto got_distances = distances.values();  // device rounding: the last bits may differ
+    int64_t far = 0;
+    for (int64_t e = 0; e < total; ++e) far += std::abs(got_distances[e] - want_distances(e)) > 1e-15;
+    CHECK(far == 0);
     buffer<int64_t> indices_only(memory, std::vector<int64_t>(total, -1));
     REQUIRE(kw_within_result_copy(result, offsets.data(), indices_only.data(), nullptr) == KW_SUCCESS);
     CHECK(indices_only.values() == indices.values());

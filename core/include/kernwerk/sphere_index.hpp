@@ -98,9 +98,8 @@ class sphere_index {
     impl::check_point_values(space, fn, "observations", observations, metric_kind::haversine,
                              options_.units);
 
-    const auto written = std::make_pair(std::size_t{0}, n);
-    const auto indices_out = impl::first_rows(indices, written);
-    const auto distances_out = impl::first_rows(distances, written);
+    const auto indices_out = impl::first_rows(indices, n);
+    const auto distances_out = impl::first_rows(distances, n);
     const auto observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
     const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
     const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);

@@ -141,6 +141,80 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   space.fence();
 }
 
+namespace impl {
+
+// kernwerk::within, its distances left out where `distances` is null (they are computed all
+// the same: the order is decided on them).
+template <class ExecutionSpace, class Queries, class Points, class Offsets, class Indices, class Distances>
+void within_rows(const ExecutionSpace& space, const Queries& queries, const Points& points, double radius,
+                 const Offsets& offsets, Indices& indices, Distances* distances, const within_options& options) {
+  require_integer_output<Offsets>();
+  require_integer_output<Indices>();
+  static_assert(Distances::rank == 1 && std::is_floating_point_v<typename Distances::value_type> &&
+                    !std::is_const_v<typename Distances::value_type>,
+                "kernwerk::within: distances must be a writable rank-1 View of float or double");
+  static_assert(!Indices::memory_traits::is_unmanaged && !Distances::memory_traits::is_unmanaged,
+                "kernwerk::within: indices and distances are reallocated: they must be managed Views");
+  constexpr const char* fn = "within";
+  scoped_region region("kernwerk::within");
+  check_within_arguments(fn, queries, points, radius, options);
+  const std::size_t n = queries.extent(0), m = points.extent(0);
+  require_length_at_least(fn, "offsets", offsets, n + 1, "queries + 1");
+  using index_type = typename Indices::value_type;
+  if (m > 0 && m - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
+    throw invalid_argument(fn, "indices",
+                           "its value type cannot hold point index " + std::to_string(m - 1));
+  require_disjoint(fn, "offsets", offsets, "queries", queries);
+  require_disjoint(fn, "offsets", offsets, "points", points);
+  check_point_values(space, fn, "queries", queries, options.metric, options.units);
+  check_point_values(space, fn, "points", points, options.metric, options.units);
+
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
+  const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
+  const Kokkos::View<std::int64_t*, memory_space> starts("kernwerk::within::offsets", n + 1);
+  const radius_index<ExecutionSpace> index(space, points_here, options.metric, radians_per_unit(options.units),
+                                           options.radius);
+  count_queries(space, index, queries_here, radius, starts);
+  std::int64_t total = 0;
+  Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
+                        exclusive_prefix<decltype(starts)>{starts}, total);
+  space.fence();
+  if (std::uint64_t(total) > static_cast<std::uint64_t>(
+                                 std::numeric_limits<typename Offsets::value_type>::max()))
+    throw invalid_argument(fn, "offsets",
+                           "its value type cannot hold the " + std::to_string(total) +
+                               " neighbours found");
+
+  // The neighbours, in the execution space's memory: found indices as the caller's type,
+  // distances in float64 (the order is decided on them).
+  const Kokkos::View<index_type*, memory_space> found(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
+  const Kokkos::View<double*, memory_space> found_distances(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
+  using rule_type = radius_rule<memory_space>;
+  using queries_type = std::remove_const_t<decltype(queries_here)>;
+  Kokkos::parallel_for("kernwerk::within::fill", policy(space, 0, std::int64_t(n)),
+                       fill_within_kernel<rule_type, queries_type, decltype(starts), decltype(found),
+                                          decltype(found_distances)>{
+                           index.rule(radius), queries_here, starts, found, found_distances});
+  space.fence();
+
+  if (indices.extent(0) != std::size_t(total))
+    indices = Indices(Kokkos::view_alloc(Kokkos::WithoutInitializing, indices.label()), total);
+  copy_converted(space, found, indices);
+  if (distances) {
+    if (distances->extent(0) != std::size_t(total))
+      *distances = Distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, distances->label()), total);
+    copy_converted(space, found_distances, *distances);
+  }
+  copy_converted(space, starts, Kokkos::subview(offsets, std::make_pair(std::size_t(0), n + 1)));
+  space.fence();
+}
+
+}  // namespace impl
+
 /// Every point within `radius` of every query, in compressed rows: the neighbours of query i
 /// are indices(p) at distances(p) for p from offsets(i) to offsets(i + 1), sorted by distance,
 /// equal distances by index.
@@ -160,68 +234,7 @@ template <class ExecutionSpace, class Queries, class Points, class Offsets, clas
 void within(const ExecutionSpace& space, const Queries& queries, const Points& points,
             double radius, const Offsets& offsets, Indices& indices, Distances& distances,
             const within_options& options = {}) {
-  impl::require_integer_output<Offsets>();
-  impl::require_integer_output<Indices>();
-  static_assert(Distances::rank == 1 && std::is_floating_point_v<typename Distances::value_type> &&
-                    !std::is_const_v<typename Distances::value_type>,
-                "kernwerk::within: distances must be a writable rank-1 View of float or double");
-  static_assert(!Indices::memory_traits::is_unmanaged && !Distances::memory_traits::is_unmanaged,
-                "kernwerk::within: indices and distances are reallocated: they must be managed Views");
-  constexpr const char* fn = "within";
-  impl::scoped_region region("kernwerk::within");
-  impl::check_within_arguments(fn, queries, points, radius, options);
-  const std::size_t n = queries.extent(0), m = points.extent(0);
-  impl::require_length_at_least(fn, "offsets", offsets, n + 1, "queries + 1");
-  using index_type = typename Indices::value_type;
-  if (m > 0 && m - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
-    throw invalid_argument(fn, "indices",
-                           "its value type cannot hold point index " + std::to_string(m - 1));
-  impl::require_disjoint(fn, "offsets", offsets, "queries", queries);
-  impl::require_disjoint(fn, "offsets", offsets, "points", points);
-  impl::check_point_values(space, fn, "queries", queries, options.metric, options.units);
-  impl::check_point_values(space, fn, "points", points, options.metric, options.units);
-
-  using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
-  const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const Kokkos::View<std::int64_t*, memory_space> starts("kernwerk::within::offsets", n + 1);
-  const impl::radius_index<ExecutionSpace> index(space, points_here, options.metric,
-                                                 impl::radians_per_unit(options.units),
-                                                 options.radius);
-  impl::count_queries(space, index, queries_here, radius, starts);
-  std::int64_t total = 0;
-  Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
-                        impl::exclusive_prefix<decltype(starts)>{starts}, total);
-  space.fence();
-  if (std::uint64_t(total) > static_cast<std::uint64_t>(
-                                 std::numeric_limits<typename Offsets::value_type>::max()))
-    throw invalid_argument(fn, "offsets",
-                           "its value type cannot hold the " + std::to_string(total) +
-                               " neighbours found");
-
-  // The neighbours, in the execution space's memory: found indices as the caller's type,
-  // distances in float64 (the order is decided on them).
-  const Kokkos::View<index_type*, memory_space> found(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
-  const Kokkos::View<double*, memory_space> found_distances(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
-  using rule_type = impl::radius_rule<memory_space>;
-  using queries_type = std::remove_const_t<decltype(queries_here)>;
-  Kokkos::parallel_for("kernwerk::within::fill", policy(space, 0, std::int64_t(n)),
-                       impl::fill_within_kernel<rule_type, queries_type, decltype(starts),
-                                                decltype(found), decltype(found_distances)>{
-                           index.rule(radius), queries_here, starts, found, found_distances});
-  space.fence();
-
-  if (indices.extent(0) != std::size_t(total))
-    indices = Indices(Kokkos::view_alloc(Kokkos::WithoutInitializing, indices.label()), total);
-  if (distances.extent(0) != std::size_t(total))
-    distances = Distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, distances.label()), total);
-  impl::copy_converted(space, found, indices);
-  impl::copy_converted(space, found_distances, distances);
-  impl::copy_converted(space, starts, Kokkos::subview(offsets, std::make_pair(std::size_t(0), n + 1)));
-  space.fence();
+  impl::within_rows(space, queries, points, radius, offsets, indices, &distances, options);
 }
 
 /// kernwerk::within without the distances.
@@ -229,8 +242,8 @@ template <class ExecutionSpace, class Queries, class Points, class Offsets, clas
 void within(const ExecutionSpace& space, const Queries& queries, const Points& points,
             double radius, const Offsets& offsets, Indices& indices,
             const within_options& options = {}) {
-  Kokkos::View<double*, typename Indices::memory_space> distances("kernwerk::within::distances", 0);
-  within(space, queries, points, radius, offsets, indices, distances, options);
+  impl::within_rows(space, queries, points, radius, offsets, indices,
+                    static_cast<Kokkos::View<double*, typename Indices::memory_space>*>(nullptr), options);
 }
 
 }  // namespace kernwerk

@@ -416,9 +416,8 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     }
   }
   if (n == 0) return;
-  const auto written = std::make_pair(std::size_t(0), n);
-  const auto indices_out = first_rows(indices, written);
-  const auto distances_out = first_rows(distances, written);
+  const auto indices_out = first_rows(indices, n);
+  const auto distances_out = first_rows(distances, n);
   const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
   const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
   const auto finish = [&](const auto& distance) {

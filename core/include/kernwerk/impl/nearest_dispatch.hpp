@@ -335,9 +335,8 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                         double(point_bvh<memory_space>::footprint(std::int64_t(m)));
 
   // Only the first observations.extent(0) rows of longer outputs are written.
-  const auto written = std::make_pair(std::size_t{0}, n);
-  const auto indices_out = first_rows(indices, written);
-  const auto distances_out = first_rows(distances, written);
+  const auto indices_out = first_rows(indices, n);
+  const auto distances_out = first_rows(distances, n);
   // Large sets in memory the execution space does not reach go through the chunk pipeline even
   // when they fit, so that their copies overlap the computation (8 chunks or more).
   constexpr bool outputs_reached =

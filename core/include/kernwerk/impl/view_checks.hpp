@@ -15,10 +15,15 @@ namespace kernwerk::impl {
 // Byte range a View occupies: from its first element to the end of its last; empty Views
 // occupy nothing. (Not span(): for LayoutStride, Kokkos gives the largest extent times stride,
 // which for a view at an offset inside its allocation, such as columns 3 and 4 of every other
-// row, reaches past the allocation's end, into whatever lies beside it.)
+// row, reaches past the allocation's end, into whatever lies beside it.) A struct, not a
+// std::pair: nvcc 13 with GCC 13 spells the pair's std::uintptr_t through a built-in trait
+// that GCC refuses to mangle into a template's signature.
+struct byte_span {
+  std::uintptr_t begin, end;
+};
 template <class View>
-std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& view) {
-  auto begin = reinterpret_cast<std::uintptr_t>(view.data());
+byte_span byte_range(const View& view) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(view.data());
   if (view.data() == nullptr || view.size() == 0) return {begin, begin};
   std::size_t last = 0;
   for (unsigned r = 0; r < unsigned(View::rank); ++r) last += (view.extent(r) - 1) * view.stride(r);
@@ -27,9 +32,8 @@ std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& view) {
 
 template <class A, class B>
 bool overlaps(const A& a, const B& b) {
-  auto [a0, a1] = byte_range(a);
-  auto [b0, b1] = byte_range(b);
-  return a0 < b1 && b0 < a1;
+  const byte_span first = byte_range(a), second = byte_range(b);
+  return first.begin < second.end && second.begin < first.end;
 }
 
 // An output must not share memory with another argument: the kernel would read what it wrote.
@@ -52,11 +56,13 @@ void require_length_at_least(const char* function, const char* name, const View&
   }
 }
 
-// The rows `rows` of a rank-1 or rank-2 View.
+// The first `rows` rows of a rank-1 or rank-2 View (a count, not a std::pair of bounds: see
+// byte_span).
 template <class View>
-auto first_rows(const View& view, std::pair<std::size_t, std::size_t> rows) {
-  if constexpr (View::rank == 1) return Kokkos::subview(view, rows);
-  else return Kokkos::subview(view, rows, Kokkos::ALL());
+auto first_rows(const View& view, std::size_t rows) {
+  const auto range = std::make_pair(std::size_t(0), rows);
+  if constexpr (View::rank == 1) return Kokkos::subview(view, range);
+  else return Kokkos::subview(view, range, Kokkos::ALL());
 }
 
 // Whether row i of a rank-2 View has a non-finite coordinate or, when max_abs_first > 0, a

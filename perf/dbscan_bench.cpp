@@ -11,7 +11,7 @@
 //   and both sets in one cap of 0.01 rad (same-cap);
 // - dbscan moons: scikit-learn's two moons (noise 0.05) of 2^s points at the course's eps 0.3
 //   and min_samples 5: each point has about a tenth of the points within eps (the dense cells'
-//   case); from 2^20 points on, the noise fills the gap between the moons: one cluster;
+//   case); at 2^18 points and more, the noise fills the gap between the moons: one cluster;
 // - dbscan moons-scaled: the same points, eps 0.3 sqrt(100 / 2^s) (about 20 neighbours a
 //   point at any size: the moons' sparse fringes fall apart into small clusters);
 // - dbscan places: 2^s points on the sphere, 90% in 64 caps of 0.002 to 0.05 rad with from 1

@@ -7,6 +7,8 @@
 # records go to OUTDIR in perf/results/'s schema.
 #
 #   perf/dbscan_record.sh MACHINE OUTDIR KOKKOS_ROOT [BACKEND]     (BACKEND: cuda or host)
+#
+# PYTHON names the peers' interpreter (default python3; it needs NumPy and scikit-learn).
 set -euo pipefail
 machine=${1:?machine name} out=${2:?output folder} kokkos=${3:?Kokkos root} backend=${4:-cuda}
 build=${KERNWERK_RECORD_BUILD:-/tmp/kernwerk-dbscan-build}
@@ -24,5 +26,5 @@ mkdir -p "$build/sets"
   --json "$out/dbscan-$backend-$machine.json" | tee "$out/dbscan.log"
 peers=sklearn
 [[ $backend == cuda ]] && peers=cuml
-python3 perf/dbscan_peers.py --sets "$build/sets" --machine "$machine" --peers "$peers" \
+"${PYTHON:-python3}" perf/dbscan_peers.py --sets "$build/sets" --machine "$machine" --peers "$peers" \
   --json "$out/dbscan-peers-$backend-$machine.json" | tee "$out/dbscan-peers.log"

@@ -265,6 +265,7 @@ TEST_CASE_TEMPLATE_DEFINE("dbscan: dense cells beside sparse points", Space, den
   g.add_uniform(caps.values, 200);
   check_dbscan<Space>(caps, 0.002, 5);
   check_dbscan<Space>(caps, 0.004, 20);
+  check_dbscan<Space>(caps, 3.05, 1500);  // nearly the whole sphere: all but near-antipodes
 }
 TEST_CASE_TEMPLATE_APPLY(dense_cells, enabled_spaces);
 

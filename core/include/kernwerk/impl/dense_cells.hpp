@@ -14,6 +14,7 @@
 // rounding of the curve's cells.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -149,7 +150,7 @@ dense_cells<typename ExecutionSpace::memory_space> find_dense_cells(
   using bvh_type = point_bvh<memory_space>;
   dense_cells<memory_space> cells;
   // The largest diagonal: a chord on the sphere.
-  const double diagonal = sphere ? (range < 3.0 ? 2.0 * std::sin(0.5 * range) : 2.0) * (1.0 - 1e-6) - 1e-12
+  const double diagonal = sphere ? 2.0 * std::sin(0.5 * std::min(range, M_PI)) * (1.0 - 1e-6) - 1e-12
                                  : range * (1.0 - 1e-6);
   if (bvh.size == 0 || !(diagonal > 0)) return cells;
   int axes = 0;

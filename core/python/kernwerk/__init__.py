@@ -126,6 +126,13 @@ def _output_pair(function, out):
     return tuple(out)
 
 
+def _points(function, array, name):
+    where, shape, dtype = _info(function, array, name)
+    if len(shape) != 2:
+        _fail(function, name, f"must be 2-D (n, 2) or (n, 3), got {len(shape)}-D")
+    return where, shape, dtype
+
+
 def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", method="auto",
             implementation="auto", out=None, memory_budget=0):
     """The k nearest reference points of every observation, exactly.
@@ -146,9 +153,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     when distances are evaluated in float64.
     """
     fn = "nearest"
-    where, shape, dtype = _info(fn, obs, "obs")
-    if len(shape) != 2:
-        _fail(fn, "obs", f"must be 2-D (n, 2) or (n, 3), got {len(shape)}-D")
+    where, shape, dtype = _points(fn, obs, "obs")
     k = _integer(fn, "k", k, 1, 32)
     _, ref_shape, _ = _info(fn, ref, "ref")
     if len(ref_shape) == 2 and k > ref_shape[0]:
@@ -169,13 +174,6 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     if given is not None:
         return given
     return _as_kind_of(obs, indices), _as_kind_of(obs, distances)
-
-
-def _points(function, array, name):
-    where, shape, dtype = _info(function, array, name)
-    if len(shape) != 2:
-        _fail(function, name, f"must be 2-D (n, 2) or (n, 3), got {len(shape)}-D")
-    return where, shape, dtype
 
 
 def within(queries, points, distance, degrees=False, radius=None, metric="haversine",

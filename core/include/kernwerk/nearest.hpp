@@ -49,7 +49,18 @@ template <class ExecutionSpace, class Observations, class References, class Indi
 void nearest(const ExecutionSpace& space, const Observations& observations,
              const References& references, const Indices& indices, const Distances& distances,
              const nearest_options& options = {}) {
-  impl::nearest_dispatch(space, observations, references, indices, distances, options);
+  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
+                "kernwerk::nearest: the first argument must be a Kokkos execution space");
+  impl::require_point_view<Observations>();
+  impl::require_point_view<References>();
+  impl::require_output_views<Indices, Distances>();
+  // As method Views: one compiled call per value type and memory space, whatever the layouts.
+  impl::nearest_dispatch(space, impl::as_method_points(observations),
+                         impl::as_method_points(references), impl::as_method_matrix(indices),
+                         impl::as_method_matrix(distances), options);
 }
 
 }  // namespace kernwerk
+
+// The instances compiled into the library, declared extern here.
+#include "kernwerk/impl/nearest_instances.hpp"

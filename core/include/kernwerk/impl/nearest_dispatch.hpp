@@ -202,8 +202,38 @@ nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::si
   return plan;
 }
 
+// The Views the methods run on, whatever the layout and rank of the caller's: unmanaged and
+// strided, so that each method is compiled once per execution space and value type. The
+// library compiles the common ones once (nearest.hpp declares them, core/CMakeLists.txt makes
+// their translation units); a reading through the strides costs nothing beside a distance.
+template <class T, class MemorySpace>
+using method_points =
+    Kokkos::View<const T**, Kokkos::LayoutStride, MemorySpace, Kokkos::MemoryUnmanaged>;
+template <class T, class MemorySpace>
+using method_matrix = Kokkos::View<T**, Kokkos::LayoutStride, MemorySpace, Kokkos::MemoryUnmanaged>;
+template <class Index, class Distance, class MemorySpace>
+using method_output =
+    neighbour_output<method_matrix<Index, MemorySpace>, method_matrix<Distance, MemorySpace>>;
+
+template <class View>
+method_points<typename View::non_const_value_type, typename View::memory_space> as_method_points(
+    const View& points) {
+  return points;
+}
+
+// A rank-1 output (k = 1) as n rows of one column.
+template <class View>
+method_matrix<typename View::non_const_value_type, typename View::memory_space> as_method_matrix(
+    const View& values) {
+  using matrix = method_matrix<typename View::non_const_value_type, typename View::memory_space>;
+  if constexpr (View::rank == 1)
+    return matrix(values.data(), Kokkos::LayoutStride(values.extent(0), values.stride(0), 1, 1));
+  else
+    return values;
+}
+
 // Step 3: the run of the planned method on Views the execution space reaches (the whole set,
-// or one chunk of it). A new method is one more case here.
+// or one chunk of it). A new method is one more case in run().
 template <class ExecutionSpace>
 struct nearest_runner {
   ExecutionSpace space;
@@ -213,26 +243,26 @@ struct nearest_runner {
   nearest_report* report;  // what ran and why
 
   template <class Obs, class Ref, class Output>
+  void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
+    auto indices = as_method_matrix(output.indices);
+    auto distances = as_method_matrix(output.distances);
+    run(as_method_points(obs), as_method_points(ref),
+        neighbour_output<decltype(indices), decltype(distances)>{indices, distances, output.keys},
+        k);
+  }
+
+  // The method on method Views; defined below, outside the class, so that the library's
+  // instances are not compiled again where they are declared extern.
+  template <class Obs, class Ref, class Output>
+  void run(const Obs& obs, const Ref& ref, const Output& output, int k) const;
+
+  template <class Obs, class Ref, class Output>
   void brute(const Obs& obs, const Ref& ref, const Output& output, int k) const {
     if (plan.brute_tuned) {
       if constexpr (nearest_tuned<ExecutionSpace>::available)
         nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, k, scale, radius);
     } else {
       nearest_generic(space, obs, ref, output, k, haversine, scale, radius);
-    }
-  }
-
-  template <class Obs, class Ref, class Output>
-  void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
-    switch (plan.choice.method) {
-      case method_kind::indexed:
-        if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
-          indexed_after_trial(obs, ref, output, k);
-        else
-          nearest_indexed(space, obs, ref, output, k, scale, radius);
-        return;
-      default:
-        brute(obs, ref, output, k);
     }
   }
 
@@ -255,20 +285,23 @@ struct nearest_runner {
     trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
                          trial_scratch::template bytes_for<std::int64_t>(samples * k) +
                          trial_scratch::template bytes_for<double>(samples * k));
-    using sample_points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
-    using sample_indices = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
-    using sample_output = neighbour_output<sample_indices, sample_points>;
-    const sample_points sample(memory.template take<double>(2 * samples), samples, 2);
-    const sample_output sample_out{
-        sample_indices(memory.template take<std::int64_t>(samples * k), samples, k),
-        sample_points(memory.template take<double>(samples * k), samples, k)};
+    // (method Views, as the search's own: the sample's runs are the same instances)
+    using sample_points = method_matrix<double, memory_space>;
+    using sample_output = method_output<std::int64_t, double, memory_space>;
+    const auto rows_of = [&](auto* values, std::int64_t columns) {
+      return method_matrix<std::remove_pointer_t<decltype(values)>, memory_space>(
+          values, Kokkos::LayoutStride(samples, columns, columns, 1));
+    };
+    const sample_points sample = rows_of(memory.template take<double>(2 * samples), 2);
+    const sample_output sample_out{rows_of(memory.template take<std::int64_t>(samples * k), k),
+                                   rows_of(memory.template take<double>(samples * k), k)};
     Kokkos::parallel_for("kernwerk::nearest::trial_sample", policy(space, 0, samples),
                          gather_sample<Obs, sample_points>{obs, sample, n});
     const auto brute_seconds = [&](std::int64_t rows) {
       const auto some = Kokkos::make_pair(std::int64_t(0), rows);
       space.fence();
       const auto start = std::chrono::steady_clock::now();
-      brute(Kokkos::subview(sample, some, Kokkos::ALL), ref,
+      brute(as_method_points(Kokkos::subview(sample, some, Kokkos::ALL)), ref,
             sample_output{Kokkos::subview(sample_out.indices, some, Kokkos::ALL),
                           Kokkos::subview(sample_out.distances, some, Kokkos::ALL)},
             k);
@@ -291,11 +324,27 @@ struct nearest_runner {
       *report = {keep ? method_kind::indexed : method_kind::brute, text};
       return keep;
     };
-    const index_trial<sample_points, sample_output> trial{sample, sample_out};
+    const index_trial<method_points<double, memory_space>, sample_output> trial{sample, sample_out};
     if (!nearest_indexed(space, obs, ref, output, k, scale, radius, &trial, &keep_index))
       brute(obs, ref, output, k);
   }
 };
+
+template <class ExecutionSpace>
+template <class Obs, class Ref, class Output>
+void nearest_runner<ExecutionSpace>::run(const Obs& obs, const Ref& ref, const Output& output,
+                                         int k) const {
+  switch (plan.choice.method) {
+    case method_kind::indexed:
+      if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
+        indexed_after_trial(obs, ref, output, k);
+      else
+        nearest_indexed(space, obs, ref, output, k, scale, radius);
+      return;
+    default:
+      brute(obs, ref, output, k);
+  }
+}
 
 // Step 4: the memory plan and the run, in one pass or in chunks.
 template <class ExecutionSpace, class Observations, class References, class Indices,

@@ -54,10 +54,10 @@ void nearest(const ExecutionSpace& space, const Observations& observations,
   impl::require_point_view<Observations>();
   impl::require_point_view<References>();
   impl::require_output_views<Indices, Distances>();
-  // As method Views: one compiled call per value type and memory space, whatever the layouts.
-  impl::nearest_dispatch(space, impl::as_method_points(observations),
-                         impl::as_method_points(references), impl::as_method_matrix(indices),
-                         impl::as_method_matrix(distances), options);
+  // As strided Views: one compiled call per value type and memory space, whatever the layouts.
+  impl::nearest_dispatch(space, impl::as_call_points(observations),
+                         impl::as_call_points(references), impl::as_call_matrix(indices),
+                         impl::as_call_matrix(distances), options);
 }
 
 }  // namespace kernwerk

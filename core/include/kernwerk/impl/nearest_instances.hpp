@@ -10,10 +10,10 @@
 // distributed calls). Calls with other types compile their own.
 #define KERNWERK_NEAREST_CALL(prefix, Space, Memory, T)                                              \
   prefix template void kernwerk::impl::nearest_dispatch(                                             \
-      const Space&, const kernwerk::impl::method_points<T, Memory>&,                                 \
-      const kernwerk::impl::method_points<T, Memory>&,                                               \
-      const kernwerk::impl::method_matrix<std::int64_t, Memory>&,                                    \
-      const kernwerk::impl::method_matrix<T, Memory>&, const kernwerk::nearest_options&);
+      const Space&, const kernwerk::impl::call_points<T, Memory>&,                                   \
+      const kernwerk::impl::call_points<T, Memory>&,                                                 \
+      const kernwerk::impl::call_matrix<std::int64_t, Memory>&,                                      \
+      const kernwerk::impl::call_matrix<T, Memory>&, const kernwerk::nearest_options&);
 #define KERNWERK_NEAREST_METHOD(prefix, Space, T, D)                                                 \
   prefix template void kernwerk::impl::nearest_runner<Space>::run(                                   \
       const kernwerk::impl::method_points<T, Space::memory_space>&,                                  \

@@ -134,17 +134,12 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
 
 namespace kernwerk::impl {
 
-// Step 1: the arguments. Throws on the first bad one; returns k.
-template <class ExecutionSpace, class Observations, class References, class Indices,
-          class Distances>
-std::size_t check_nearest_arguments(const ExecutionSpace& space, const Observations& observations,
-                                    const References& references, const Indices& indices,
-                                    const Distances& distances, const nearest_options& options) {
-  static_assert(Kokkos::is_execution_space<ExecutionSpace>::value,
-                "kernwerk::nearest: the first argument must be a Kokkos execution space");
-  require_point_view<Observations>();
-  require_point_view<References>();
-  require_output_views<Indices, Distances>();
+// Step 1: the arguments' values (kernwerk::nearest checked their types). Throws on the first bad
+// one; returns k.
+template <class Observations, class References, class Indices, class Distances>
+std::size_t check_nearest_arguments(const Observations& observations, const References& references,
+                                    const Indices& indices, const Distances& distances,
+                                    const nearest_options& options) {
   constexpr const char* fn = "nearest";
   check_sphere_options(fn, options.units, options.radius, options.metric);
   check_point_shape(fn, "observations", observations, options.metric);
@@ -405,7 +400,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                       const Distances& distances, const nearest_options& options) {
   scoped_region region("kernwerk::nearest");
   const std::size_t k =
-      check_nearest_arguments(space, observations, references, indices, distances, options);
+      check_nearest_arguments(observations, references, indices, distances, options);
   const std::size_t n = observations.extent(0), m = references.extent(0);
   const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k);
 

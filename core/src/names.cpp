@@ -2,6 +2,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/nearest_options.hpp"
+#include "kernwerk/qr.hpp"
 #include "kernwerk/within_options.hpp"
 
 namespace kernwerk {
@@ -42,6 +43,31 @@ const char* to_string(gemm_implementation kind) {
   }
   return "?";
 }
+
+qr_implementation parse_qr_implementation(const std::string& text, const std::string& argument) {
+  if (text == "auto") return qr_implementation::automatic;
+  if (text == "generic") return qr_implementation::generic;
+  if (text == "vendor") return qr_implementation::vendor;
+  throw invalid_argument("parse_qr_implementation", argument,
+                         "'" + text + "' is not one of auto, generic, vendor");
+}
+
+const char* to_string(qr_implementation kind) {
+  switch (kind) {
+    case qr_implementation::automatic: return "auto";
+    case qr_implementation::generic: return "generic";
+    case qr_implementation::vendor: return "vendor";
+  }
+  return "?";
+}
+
+qr_mode parse_qr_mode(const std::string& text, const std::string& argument) {
+  if (text == "reduced") return qr_mode::reduced;
+  if (text == "complete") return qr_mode::complete;
+  throw invalid_argument("parse_qr_mode", argument, "'" + text + "' is not one of reduced, complete");
+}
+
+const char* to_string(qr_mode mode) { return mode == qr_mode::complete ? "complete" : "reduced"; }
 
 metric_kind parse_metric(const std::string& text, const std::string& argument) {
   if (text == "haversine") return metric_kind::haversine;

@@ -1,0 +1,241 @@
+#pragma once
+// The blocked Householder QR written once on Kokkos (LAPACK's geqrf, orgqr and ormqr, left side):
+// panels of `block` columns are factored by one team each, and the block reflector
+// H = I - V T V^T of a panel reaches the rest of the matrix through three kernwerk::gemm calls.
+// Matrices are column-major work Views owned by the caller (kernwerk/impl/qr_calls.hpp).
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/math.hpp"
+#include "kernwerk/linear_algebra.hpp"
+
+namespace kernwerk::impl {
+
+template <class Space, class T>
+struct householder_qr {
+  using memory = typename Space::memory_space;
+  using work = Kokkos::View<T**, Kokkos::LayoutLeft, memory>;
+  using block_view = Kokkos::View<T**, Kokkos::LayoutStride, memory,
+                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using vector = Kokkos::View<T*, memory>;
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  static constexpr int block = 32;
+
+  // rows x cols of a column-major matrix from (row, col)
+  template <class Matrix>
+  static block_view part(const Matrix& w, std::int64_t row, std::int64_t col, std::int64_t rows,
+                         std::int64_t cols) {
+    return block_view(rows && cols ? &w(row, col) : w.data(),
+                      Kokkos::LayoutStride(rows, 1, cols, w.stride(1)));
+  }
+  static block_view transposed(const block_view& v) {
+    return block_view(v.data(),
+                      Kokkos::LayoutStride(v.extent(1), v.stride(1), v.extent(0), v.stride(0)));
+  }
+
+  // The reflectors of one panel and the products of apply_block, as block_views.
+  struct panel_block {
+    block_view v, t, first, second;
+  };
+
+  // Factors the p x kb panel in place (unblocked Householder, LAPACK's dlarfg conventions):
+  // beta = -sign(alpha) ||x||, tau = (beta - alpha) / beta, v = x / (alpha - beta) below the
+  // diagonal, tau = 0 (H = I) where the column below the diagonal is zero. One team: a warp per
+  // column for the updates, the whole team for the norms.
+  struct factor_panel {
+    block_view panel;
+    vector tau;  // of the panel's columns
+    std::int64_t first;
+
+    KOKKOS_FUNCTION void operator()(const member& team) const {
+      const std::int64_t p = panel.extent(0);
+      const int kb = int(panel.extent(1));
+      for (int j = 0; j < kb; ++j) {
+        T big = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
+            [&](std::int64_t i, T& m) { m = math::fmax(m, math::fabs(panel(i, j))); },
+            Kokkos::Max<T>(big));
+        T sum = 0;
+        if (big > 0)
+          Kokkos::parallel_reduce(
+              Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
+              [&](std::int64_t i, T& s) {
+                const T x = panel(i, j) / big;
+                s += x * x;
+              },
+              sum);
+        const T alpha = panel(j, j);
+        team.team_barrier();
+        if (!(big > 0)) {
+          Kokkos::single(Kokkos::PerTeam(team), [&] { tau(first + j) = 0; });
+          team.team_barrier();
+          continue;
+        }
+        const T x_norm = big * math::sqrt(sum);
+        const T scale = math::fmax(math::fabs(alpha), x_norm);
+        const T length = scale * math::sqrt((alpha / scale) * (alpha / scale) +
+                                            (x_norm / scale) * (x_norm / scale));
+        const T beta = alpha >= 0 ? -length : length;
+        const T t = (beta - alpha) / beta, scal = 1 / (alpha - beta);
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
+                             [&](std::int64_t i) { panel(i, j) *= scal; });
+        Kokkos::single(Kokkos::PerTeam(team), [&] {
+          panel(j, j) = beta;
+          tau(first + j) = t;
+        });
+        team.team_barrier();
+        // columns right of j: c -= t v (v^T c), v = (1, panel(j+1:, j))
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, kb), [&](int c) {
+          T w = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, std::int64_t(j + 1), p),
+              [&](std::int64_t i, T& s) { s += panel(i, j) * panel(i, c); }, w);
+          w = t * (w + panel(j, c));
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(j + 1), p),
+                               [&](std::int64_t i) { panel(i, c) -= w * panel(i, j); });
+          Kokkos::single(Kokkos::PerThread(team), [&] { panel(j, c) -= w; });
+        });
+        team.team_barrier();
+      }
+    }
+  };
+
+  // One team: the lanes of a warp on rows, warps on columns; a team no larger than the device
+  // gives one team (and no larger than 1024 threads).
+  static Kokkos::TeamPolicy<Space> one_team(const Space& space) {
+    const int lanes = std::min(32, Kokkos::TeamPolicy<Space>::vector_length_max());
+    Kokkos::TeamPolicy<Space> probe(space, 1, 1, lanes);
+    const int threads = std::min(block, probe.team_size_max(factor_panel{}, Kokkos::ParallelForTag()));
+    return Kokkos::TeamPolicy<Space>(space, 1, std::max(threads, 1), lanes);
+  }
+
+  // v: the panel's reflectors as an explicit p x kb matrix (ones on the diagonal, zeros above).
+  static void explicit_reflectors(const Space& space, const block_view& panel,
+                                  const block_view& v) {
+    const std::int64_t p = panel.extent(0), kb = panel.extent(1);
+    Kokkos::parallel_for(
+        "kernwerk::qr::reflectors",
+        Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+            space, {0, 0}, {p, kb}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+          v(i, j) = i > j ? panel(i, j) : (i == j ? T(1) : T(0));
+        });
+  }
+
+  // T (kb x kb, upper triangular, zeros below) with H(0) ... H(kb-1) = I - V T V^T (LAPACK's
+  // dlarft, forward, columnwise): T(j, j) = tau_j, T(0:j, j) = -tau_j T(0:j, 0:j) V(:, 0:j)^T v_j.
+  static void triangular_factor(const Space& space, const block_view& v, const vector& tau,
+                                std::int64_t first, const block_view& t,
+                                const block_view& gram) {
+    const std::int64_t kb = v.extent(1);
+    gemm(space, 1.0, transposed(v), v, 0.0, gram);
+    Kokkos::parallel_for(
+        "kernwerk::qr::triangular_factor", Kokkos::RangePolicy<Space>(space, 0, 1),
+        KOKKOS_LAMBDA(int) {
+          for (std::int64_t j = 0; j < kb; ++j) {
+            const T tj = tau(first + j);
+            for (std::int64_t i = j + 1; i < kb; ++i) t(i, j) = 0;
+            for (std::int64_t i = 0; i < j; ++i) {
+              T s = 0;
+              for (std::int64_t l = i; l < j; ++l) s += t(i, l) * gram(l, j);
+              t(i, j) = -tj * s;
+            }
+            t(j, j) = tj;
+          }
+        });
+  }
+
+  // C := H C (transpose false) or H^T C, H = I - V T V^T, C p x nc (nc <= the block's width).
+  static void apply_block(const Space& space, const panel_block& h, const block_view& c,
+                          bool transpose) {
+    const std::int64_t kb = h.v.extent(1), nc = c.extent(1);
+    if (nc == 0) return;
+    const block_view first = part(h.first, 0, 0, kb, nc), second = part(h.second, 0, 0, kb, nc);
+    gemm(space, 1.0, transposed(h.v), c, 0.0, first);                          // V^T C
+    gemm(space, 1.0, transpose ? transposed(h.t) : h.t, first, 0.0, second);  // op(T) V^T C
+    gemm(space, -1.0, h.v, second, 1.0, c);                                    // C - V op(T) V^T C
+  }
+
+  // Scratch of one factorisation: the explicit reflectors, T, V^T V and two kb x width products.
+  struct scratch {
+    work v, t, gram, first, second;
+    scratch(std::int64_t rows, std::int64_t width)
+        : v(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::v"), rows, block),
+          t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::t"), block, block),
+          gram(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::gram"), block, block),
+          first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::w1"), block, width),
+          second(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::w2"), block, width) {}
+  };
+
+  // The reflectors of panel k0 (V and T) from a factored matrix a, for products with width
+  // columns.
+  static panel_block panel_reflectors(const Space& space, const block_view& a, const vector& tau,
+                                      std::int64_t k0, std::int64_t kb, std::int64_t width,
+                                      const scratch& s) {
+    const std::int64_t rows = a.extent(0) - k0;
+    const panel_block here{part(s.v, 0, 0, rows, kb), part(s.t, 0, 0, kb, kb),
+                           part(s.first, 0, 0, kb, width), part(s.second, 0, 0, kb, width)};
+    explicit_reflectors(space, part(a, k0, k0, rows, kb), here.v);
+    triangular_factor(space, here.v, tau, k0, here.t, part(s.gram, 0, 0, kb, kb));
+    return here;
+  }
+
+  // geqrf: a (m x n, m >= n, column-major) becomes R and the reflectors, tau their scalars.
+  static void factor(const Space& space, const block_view& a, const vector& tau) {
+    const std::int64_t m = a.extent(0), n = a.extent(1);
+    const scratch s(m, std::max<std::int64_t>(n - block, 1));
+    for (std::int64_t k0 = 0; k0 < n; k0 += block) {
+      const std::int64_t kb = std::min<std::int64_t>(block, n - k0);
+      Kokkos::parallel_for("kernwerk::qr::factor_panel", one_team(space),
+                           factor_panel{part(a, k0, k0, m - k0, kb), tau, k0});
+      if (k0 + kb >= n) break;
+      const panel_block h = panel_reflectors(space, a, tau, k0, kb, n - k0 - kb, s);
+      apply_block(space, h, part(a, k0, k0 + kb, m - k0, n - k0 - kb), true);
+    }
+  }
+
+  // ormqr, left side: c (m x p) := Q c or Q^T c with Q = H(0) ... H(k-1) from a factored
+  // a (m x k) and tau. Q^T applies the panels first to last, Q last to first.
+  static void multiply(const Space& space, const block_view& a, const vector& tau,
+                       const block_view& c, bool transpose) {
+    const std::int64_t m = a.extent(0), k = a.extent(1), p = c.extent(1);
+    if (k == 0 || p == 0) return;
+    const scratch s(m, p);
+    const std::int64_t panels = (k + block - 1) / block;
+    for (std::int64_t step = 0; step < panels; ++step) {
+      const std::int64_t k0 = (transpose ? step : panels - 1 - step) * block;
+      const std::int64_t kb = std::min<std::int64_t>(block, k - k0);
+      const panel_block h = panel_reflectors(space, a, tau, k0, kb, p, s);
+      apply_block(space, h, part(c, k0, 0, m - k0, p), transpose);
+    }
+  }
+
+  // orgqr: q (m x p, k <= p <= m) holds the k reflectors of a factorisation in its first k
+  // columns (as geqrf left them) and becomes the first p columns of Q. Built last panel first;
+  // a panel reaches only the columns from its own on (before it they are still those of I).
+  static void form_q(const Space& space, const block_view& q, const vector& tau, std::int64_t k) {
+    const std::int64_t m = q.extent(0), p = q.extent(1);
+    const work reflectors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::reflectors"), m, k);
+    Kokkos::deep_copy(space, reflectors, part(q, 0, 0, m, k));
+    Kokkos::parallel_for(
+        "kernwerk::qr::identity",
+        Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
+            space, {0, 0}, {m, p}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { q(i, j) = i == j ? T(1) : T(0); });
+    if (k == 0) return;
+    const scratch s(m, p);
+    const block_view stored = part(reflectors, 0, 0, m, k);
+    for (std::int64_t k0 = (k - 1) / block * block; k0 >= 0; k0 -= block) {
+      const std::int64_t kb = std::min<std::int64_t>(block, k - k0);
+      const panel_block h = panel_reflectors(space, stored, tau, k0, kb, p - k0, s);
+      apply_block(space, h, part(q, k0, k0, m - k0, p - k0), false);
+    }
+  }
+};
+
+}  // namespace kernwerk::impl

@@ -1,0 +1,107 @@
+// cuFFT plans of kernwerk/cuda/fft.hpp (with KERNWERK_ENABLE_CUFFT): made when the kernwerk
+// plan is made, bound to its stream, each with the work area cuFFT allocates for it; a complex
+// plan serves both directions and in place, a real one holds a real-to-complex and a
+// complex-to-real plan.
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUFFT
+#include <cufft.h>
+
+#include <string>
+
+#include "kernwerk/error.hpp"
+#include "kernwerk/impl/fft_vendor.hpp"  // kernwerk/cuda/fft.hpp after the primary template
+
+namespace kernwerk::cuda_impl {
+namespace {
+
+void check(cufftResult status, const char* what) {
+  if (status != CUFFT_SUCCESS)
+    throw error(std::string("kernwerk::fft_plan (cuFFT): ") + what + " returned " +
+                std::to_string(int(status)));
+}
+
+class cufft_plan_set : public impl::fft_vendor_plan {
+ public:
+  cufft_plan_set(cudaStream_t stream, const impl::fft_vendor_problem& problem)
+      : problem_(problem) {
+    if (!problem.real) {
+      first_ = make(stream, problem.single ? CUFFT_C2C : CUFFT_Z2Z, false);
+      return;
+    }
+    first_ = make(stream, problem.single ? CUFFT_R2C : CUFFT_D2Z, false);
+    try {
+      second_ = make(stream, problem.single ? CUFFT_C2R : CUFFT_Z2D, true);
+    } catch (...) {
+      cufftDestroy(first_);
+      throw;
+    }
+  }
+  ~cufft_plan_set() override {
+    if (first_) cufftDestroy(first_);
+    if (second_) cufftDestroy(second_);
+  }
+
+  void execute(bool forward, void* in, void* out) const override {
+    const int direction = forward ? CUFFT_FORWARD : CUFFT_INVERSE;
+    if (!problem_.real) {
+      if (problem_.single)
+        check(cufftExecC2C(first_, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), direction), "cufftExecC2C");
+      else
+        check(cufftExecZ2Z(first_, static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleComplex*>(out), direction), "cufftExecZ2Z");
+    } else if (forward) {
+      if (problem_.single)
+        check(cufftExecR2C(first_, static_cast<cufftReal*>(in), static_cast<cufftComplex*>(out)), "cufftExecR2C");
+      else
+        check(cufftExecD2Z(first_, static_cast<cufftDoubleReal*>(in), static_cast<cufftDoubleComplex*>(out)), "cufftExecD2Z");
+    } else {
+      if (problem_.single)
+        check(cufftExecC2R(second_, static_cast<cufftComplex*>(in), static_cast<cufftReal*>(out)), "cufftExecC2R");
+      else
+        check(cufftExecZ2D(second_, static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleReal*>(out)), "cufftExecZ2D");
+    }
+  }
+
+ private:
+  // A batched plan over the problem's dims (the last contiguous); for a real transform the
+  // complex side's last extent is half of it plus one.
+  cufftHandle make(cudaStream_t stream, cufftType type, bool complex_to_real) const {
+    const int rank = problem_.rank;
+    long long dims[2] = {problem_.dims[0], problem_.dims[1]};
+    const long long last = dims[rank - 1], half = last / 2 + 1;
+    long long lead = rank == 2 ? dims[0] : 1;
+    long long in_last = last, out_last = last;
+    if (problem_.real) {
+      if (complex_to_real) in_last = half;
+      else out_last = half;
+    }
+    long long in_embed[2] = {dims[0], in_last}, out_embed[2] = {dims[0], out_last};
+    if (rank == 1) {
+      in_embed[0] = in_last;
+      out_embed[0] = out_last;
+    }
+    cufftHandle plan = 0;
+    check(cufftCreate(&plan), "cufftCreate");
+    std::size_t work = 0;
+    const cufftResult made = cufftMakePlanMany64(plan, rank, dims, in_embed, 1, lead * in_last, out_embed, 1,
+                                                 lead * out_last, type, problem_.batch, &work);
+    const cufftResult bound = made == CUFFT_SUCCESS ? cufftSetStream(plan, stream) : made;
+    if (bound != CUFFT_SUCCESS) {
+      cufftDestroy(plan);
+      check(bound, made == CUFFT_SUCCESS ? "cufftSetStream" : "cufftMakePlanMany64");
+    }
+    return plan;
+  }
+
+  impl::fft_vendor_problem problem_;
+  cufftHandle first_ = 0, second_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<impl::fft_vendor_plan> make_cufft_plan(cudaStream_t stream,
+                                                       const impl::fft_vendor_problem& problem) {
+  return std::make_unique<cufft_plan_set>(stream, problem);
+}
+
+}  // namespace kernwerk::cuda_impl
+#endif  // KERNWERK_ENABLE_CUFFT

@@ -25,12 +25,12 @@ class cufft_plan_set : public impl::fft_vendor_plan {
   cufft_plan_set(cudaStream_t stream, const impl::fft_vendor_problem& problem)
       : problem_(problem) {
     if (!problem.real) {
-      first_ = make(stream, problem.single ? CUFFT_C2C : CUFFT_Z2Z, false);
+      first_ = make(stream, problem.single ? CUFFT_C2C : CUFFT_Z2Z);
       return;
     }
-    first_ = make(stream, problem.single ? CUFFT_R2C : CUFFT_D2Z, false);
+    first_ = make(stream, problem.single ? CUFFT_R2C : CUFFT_D2Z);
     try {
-      second_ = make(stream, problem.single ? CUFFT_C2R : CUFFT_Z2D, true);
+      second_ = make(stream, problem.single ? CUFFT_C2R : CUFFT_Z2D);
     } catch (...) {
       cufftDestroy(first_);
       throw;
@@ -62,28 +62,16 @@ class cufft_plan_set : public impl::fft_vendor_plan {
   }
 
  private:
-  // A batched plan over the problem's dims (the last contiguous); for a real transform the
-  // complex side's last extent is half of it plus one.
-  cufftHandle make(cudaStream_t stream, cufftType type, bool complex_to_real) const {
-    const int rank = problem_.rank;
+  // A batched plan over the problem's dims (the last contiguous) in cuFFT's basic layout (no
+  // embedding given: each batch entry follows the previous, and a real transform's complex side
+  // holds half the last extent plus one), which is the plan's layout.
+  cufftHandle make(cudaStream_t stream, cufftType type) const {
     long long dims[2] = {problem_.dims[0], problem_.dims[1]};
-    const long long last = dims[rank - 1], half = last / 2 + 1;
-    long long lead = rank == 2 ? dims[0] : 1;
-    long long in_last = last, out_last = last;
-    if (problem_.real) {
-      if (complex_to_real) in_last = half;
-      else out_last = half;
-    }
-    long long in_embed[2] = {dims[0], in_last}, out_embed[2] = {dims[0], out_last};
-    if (rank == 1) {
-      in_embed[0] = in_last;
-      out_embed[0] = out_last;
-    }
     cufftHandle plan = 0;
     check(cufftCreate(&plan), "cufftCreate");
     std::size_t work = 0;
-    const cufftResult made = cufftMakePlanMany64(plan, rank, dims, in_embed, 1, lead * in_last, out_embed, 1,
-                                                 lead * out_last, type, problem_.batch, &work);
+    const cufftResult made = cufftMakePlanMany64(plan, problem_.rank, dims, nullptr, 1, 0, nullptr,
+                                                 1, 0, type, problem_.batch, &work);
     const cufftResult bound = made == CUFFT_SUCCESS ? cufftSetStream(plan, stream) : made;
     if (bound != CUFFT_SUCCESS) {
       cufftDestroy(plan);

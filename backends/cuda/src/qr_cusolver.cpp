@@ -35,16 +35,18 @@ class solver {
   }
   cusolverDnHandle_t get() const { return handle(); }
 
-  // Work of `count` elements and the info word, kept between calls of the same size.
+  // Work of `count` elements, then the info word (256-byte aligned: cuSOLVER's kernels write
+  // the work area in 8-byte words), kept between calls.
   template <class T>
   T* work(int count) {
-    const std::size_t bytes = std::size_t(count > 0 ? count : 1) * sizeof(T) + sizeof(int);
+    info_offset_ = (std::size_t(count > 0 ? count : 1) * sizeof(T) + 255) / 256 * 256;
+    const std::size_t bytes = info_offset_ + sizeof(int);
     if (storage().extent(0) < bytes)
       storage() = Kokkos::View<char*, Kokkos::CudaSpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::cusolver_work"), bytes);
-    return reinterpret_cast<T*>(storage().data() + sizeof(int));
+    return reinterpret_cast<T*>(storage().data());
   }
-  int* info() { return reinterpret_cast<int*>(storage().data()); }
+  int* info() { return reinterpret_cast<int*>(storage().data() + info_offset_); }
   // The info word, after the stream has finished the call.
   void require_success(cudaStream_t stream, const char* routine) {
     int host_info = 0;
@@ -75,6 +77,7 @@ class solver {
     return s;
   }
   std::unique_lock<std::mutex> lock_;
+  std::size_t info_offset_ = 0;
 };
 
 // The double and float routines under one name each.

@@ -13,6 +13,7 @@
 #include "kernwerk/impl/qr_library.hpp"
 #include "kernwerk/impl/qr_vendor.hpp"
 #include "kernwerk/impl/view_checks.hpp"
+#include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/qr.hpp"
 
 namespace kernwerk::impl {
@@ -49,17 +50,18 @@ struct qr_steps {
                                  ": QR here needs m >= n");
   }
 
-  // The first non-finite entry (in column-major order), before any work is done.
+  // The first non-finite entry in memory order, before any work is done.
   static void require_finite(const Space& space, const char* fn, const char* name,
                              const input& v) {
     const std::int64_t rows = v.extent(0), cols = v.extent(1);
     if (rows == 0 || cols == 0) return;
+    const bool row_major = cols > 1 && (rows == 1 || v.stride(1) < v.stride(0));
     std::int64_t first = LLONG_MAX;
     Kokkos::parallel_reduce(
         "kernwerk::qr::check_finite",
         Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, rows * cols),
         KOKKOS_LAMBDA(std::int64_t k, std::int64_t& lowest) {
-          const T x = v(k % rows, k / rows);
+          const T x = row_major ? v(k / cols, k % cols) : v(k % rows, k / rows);
           // written without isfinite so that it stays correct under fast-math flags
           if (!(x - x == T(0)) && k < lowest) lowest = k;
         },
@@ -67,7 +69,9 @@ struct qr_steps {
     space.fence();
     if (first != LLONG_MAX)
       throw invalid_argument(fn, name,
-                             "holds a non-finite value at " + shape(first % rows, first / rows));
+                             "holds a non-finite value at " +
+                                 (row_major ? shape(first / cols, first % cols)
+                                            : shape(first % rows, first / rows)));
   }
 
   // Whether this call runs the vendor's library.
@@ -94,31 +98,39 @@ struct qr_steps {
     Kokkos::deep_copy(space, w, v);
     return w;
   }
-  static vector column(const Space& space, const input& v, const std::string& label) {
-    vector w(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.extent(0));
+  // A one-column matrix (tau as the library takes it) as a vector.
+  static Kokkos::View<T*, typename Space::memory_space> vector_of(const Space& space, const input& v,
+                                                                  const std::string& label) {
+    Kokkos::View<T*, typename Space::memory_space> w(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                                     v.extent(0));
     Kokkos::deep_copy(space, w, Kokkos::subview(v, Kokkos::ALL(), 0));
     return w;
   }
 
-  static void factor(const Space& space, bool use_vendor_path, const work& a, const vector& tau) {
+  static void factor(const Space& space, bool use_vendor_path, const block_view& a,
+                     const vector& tau) {
     if constexpr (vendor::available)
-      if (use_vendor_path) return vendor::geqrf(space, whole(a), tau);
-    generic::factor(space, whole(a), tau);
+      if (use_vendor_path) return vendor::geqrf(space, a, tau);
+    generic::factor(space, a, tau);
   }
-  static void form_q(const Space& space, bool use_vendor_path, const work& q, const vector& tau,
-                     std::int64_t k) {
+  static void form_q(const Space& space, bool use_vendor_path, const block_view& q,
+                     const vector& tau, std::int64_t k) {
     if constexpr (vendor::available)
-      if (use_vendor_path) return vendor::orgqr(space, whole(q), tau, k);
-    generic::form_q(space, whole(q), tau, k);
+      if (use_vendor_path) return vendor::orgqr(space, q, tau, k);
+    generic::form_q(space, q, tau, k);
   }
-  static void multiply(const Space& space, bool use_vendor_path, const work& a, const vector& tau,
-                       const work& c, bool transpose) {
+  static void multiply(const Space& space, bool use_vendor_path, const block_view& a,
+                       const vector& tau, const block_view& c, bool transpose) {
     if (a.extent(1) == 0 || c.extent(1) == 0) return;
     if constexpr (vendor::available)
-      if (use_vendor_path) return vendor::ormqr(space, whole(a), tau, whole(c), transpose);
-    generic::multiply(space, whole(a), tau, whole(c), transpose);
+      if (use_vendor_path) return vendor::ormqr(space, a, tau, c, transpose);
+    generic::multiply(space, a, tau, c, transpose);
   }
 };
+
+// The scratch of one kernwerk::qr call, kept between calls (kernwerk/impl/workspace.hpp): the
+// factorisation and Q, tau, R and the signs of R's diagonal.
+struct qr_scratch;
 
 template <class Space, class T>
 void qr_library<Space, T>::qr(const Space& space, const input& a, const matrix& q,
@@ -139,27 +151,36 @@ void qr_library<Space, T>::qr(const Space& space, const input& a, const matrix& 
   steps::require_finite(space, fn, "a", a);
   const bool vendor = steps::use_vendor(fn, options.implementation, m, q_cols);
 
-  const typename steps::work w = steps::copy_of(space, a, "kernwerk::qr::a");
-  const typename steps::vector tau(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
-  steps::factor(space, vendor, w, tau);
-  // (zeros right of the reflectors: LAPACKE checks the whole matrix for NaN)
-  const typename steps::work qw("kernwerk::qr::q", m, q_cols);
-  Kokkos::deep_copy(space, Kokkos::subview(qw, Kokkos::ALL(), std::make_pair(std::int64_t(0), n)), w);
-  steps::form_q(space, vendor, qw, tau, n);
-
+  // Q is formed in place of the factorisation (m x q_cols, its first n columns A's copy); R and
+  // the signs of its diagonal are taken out before, and the outputs written last.
+  using buffer = workspace<typename Space::memory_space, qr_scratch>;
+  buffer scratch(buffer::template bytes_for<T>(m * q_cols) +
+                 buffer::template bytes_for<T>(r_rows * n) + 2 * buffer::template bytes_for<T>(n));
+  using block_view = typename steps::block_view;
+  using vector = typename steps::vector;
+  const block_view w(scratch.template take<T>(m * q_cols), Kokkos::LayoutStride(m, 1, q_cols, m));
+  const block_view rw(scratch.template take<T>(r_rows * n), Kokkos::LayoutStride(r_rows, 1, n, r_rows));
+  const vector tau(scratch.template take<T>(n), n), sign(scratch.template take<T>(n), n);
+  const block_view factored = steps::generic::part(w, 0, 0, m, n);
+  Kokkos::deep_copy(space, factored, a);
+  if (complete)  // (LAPACKE checks the whole of Q's matrix for NaN)
+    Kokkos::parallel_for(
+        "kernwerk::qr::clear", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, n}, {m, m}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { w(i, j) = 0; });
+  steps::factor(space, vendor, factored, tau);
   // R's rows and Q's columns j < n take the sign of R(j, j), so that R's diagonal is >= 0.
   Kokkos::parallel_for(
-      "kernwerk::qr::write_r",
-      Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, 0}, {r_rows, n}),
+      "kernwerk::qr::r", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, 0}, {r_rows, n}),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-        r(i, j) = i <= j ? (w(i, i) < 0 ? -w(i, j) : w(i, j)) : T(0);
+        rw(i, j) = i <= j ? (w(i, i) < 0 ? -w(i, j) : w(i, j)) : T(0);
+        if (i == j) sign(j) = w(j, j) < 0 ? T(-1) : T(1);
       });
+  steps::form_q(space, vendor, w, tau, n);
+  Kokkos::deep_copy(space, r, rw);
   Kokkos::parallel_for(
       "kernwerk::qr::write_q",
       Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, 0}, {m, q_cols}),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-        q(i, j) = j < n && w(j, j) < 0 ? -qw(i, j) : qw(i, j);
-      });
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { q(i, j) = j < n ? sign(j) * w(i, j) : w(i, j); });
   space.fence();
 }
 
@@ -184,8 +205,8 @@ void qr_library<Space, T>::factor(const Space& space, const input& a, const matr
   const bool vendor = steps::use_vendor(fn, options.implementation, m, n);
 
   const typename steps::work w = steps::copy_of(space, a, "kernwerk::qr::a");
-  const typename steps::vector t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
-  steps::factor(space, vendor, w, t);
+  const Kokkos::View<T*, typename Space::memory_space> t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
+  steps::factor(space, vendor, steps::whole(w), t);
   Kokkos::deep_copy(space, factors, w);
   Kokkos::deep_copy(space, Kokkos::subview(tau, Kokkos::ALL(), 0), t);
   space.fence();
@@ -217,9 +238,10 @@ void qr_library<Space, T>::apply_q(const Space& space, const input& factors, con
   if (m == 0 || k == 0 || p == 0) return;
 
   const typename steps::work f = steps::copy_of(space, factors, "kernwerk::qr::factors");
-  const typename steps::vector t = steps::column(space, tau, "kernwerk::qr::tau");
+  const auto t = steps::vector_of(space, tau, "kernwerk::qr::tau");
   const typename steps::work cw = steps::copy_of(space, c, "kernwerk::qr::c");
-  steps::multiply(space, vendor, f, t, cw, options.product == qr_product::q_transpose_c);
+  steps::multiply(space, vendor, steps::whole(f), t, steps::whole(cw),
+                  options.product == qr_product::q_transpose_c);
   Kokkos::deep_copy(space, c, cw);
   space.fence();
 }
@@ -265,8 +287,8 @@ void qr_library<Space, T>::solve_least_squares(const Space& space, const input& 
   const bool vendor = steps::use_vendor(fn, options.implementation, m, std::max(n, p));
 
   const typename steps::work w = steps::copy_of(space, a, "kernwerk::qr::a");
-  const typename steps::vector tau(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
-  steps::factor(space, vendor, w, tau);
+  const Kokkos::View<T*, typename Space::memory_space> tau(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
+  steps::factor(space, vendor, steps::whole(w), tau);
   std::int64_t zero = LLONG_MAX;
   Kokkos::parallel_reduce(
       "kernwerk::qr::rank", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
@@ -281,7 +303,7 @@ void qr_library<Space, T>::solve_least_squares(const Space& space, const input& 
                                std::to_string(zero) + ") = 0");
   if (p == 0) return;
   const typename steps::work c = steps::copy_of(space, b, "kernwerk::qr::b");
-  steps::multiply(space, vendor, w, tau, c, true);
+  steps::multiply(space, vendor, steps::whole(w), tau, steps::whole(c), true);
   const auto top = Kokkos::subview(c, std::make_pair(std::int64_t(0), n), Kokkos::ALL());
   solve_upper<Space, T>(space, w, top);
   Kokkos::deep_copy(space, x, top);

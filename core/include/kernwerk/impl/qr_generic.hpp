@@ -21,7 +21,7 @@ struct householder_qr {
   using work = Kokkos::View<T**, Kokkos::LayoutLeft, memory>;
   using block_view = Kokkos::View<T**, Kokkos::LayoutStride, memory,
                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using vector = Kokkos::View<T*, memory>;
+  using vector = Kokkos::View<T*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
   static constexpr int block = 32;
 
@@ -29,7 +29,8 @@ struct householder_qr {
   template <class Matrix>
   static block_view part(const Matrix& w, std::int64_t row, std::int64_t col, std::int64_t rows,
                          std::int64_t cols) {
-    return block_view(rows && cols ? &w(row, col) : w.data(),
+    // (pointer arithmetic: the matrix may lie in memory the host cannot read)
+    return block_view(w.data() + (rows && cols ? row + col * std::int64_t(w.stride(1)) : 0),
                       Kokkos::LayoutStride(rows, 1, cols, w.stride(1)));
   }
   static block_view transposed(const block_view& v) {

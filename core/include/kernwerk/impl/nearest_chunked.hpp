@@ -141,13 +141,9 @@ class chunk_reader {
     const auto window = row_window(target, 0, rows);
     if constexpr (reached) {
       using policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>;
-      const auto source = source_;
-      Kokkos::parallel_for(
-          "kernwerk::nearest::chunk_in",
-          policy(computing, {0, 0}, {int64_t(rows), int64_t(source.extent(1))}),
-          KOKKOS_LAMBDA(const int64_t i, const int64_t d) {
-            window(i, d) = static_cast<value_type>(source(first + i, d));
-          });
+      Kokkos::parallel_for("kernwerk::nearest::chunk_in",
+                           policy(computing, {0, 0}, {int64_t(rows), int64_t(source_.extent(1))}),
+                           copy_rows<decltype(window)>{window, source_, int64_t(first)});
     } else {
       Kokkos::deep_copy(transfer, window, row_window(staging_, 0, rows));
     }
@@ -157,6 +153,19 @@ class chunk_reader {
   using staging_view = Kokkos::View<value_type**, Kokkos::LayoutRight,
                                     typename staging_memory<ExecutionSpace>::type,
                                     Kokkos::MemoryUnmanaged>;
+  // A functor, not a KOKKOS_LAMBDA: this runs in the library's compiled instances and in callers'
+  // own, and nvcc's wrapper of an extended lambda instantiated in two such units called a null
+  // function pointer on the host (the chunked test crashed on CUDA).
+  template <class Target>
+  struct copy_rows {
+    Target window;
+    Source source;
+    int64_t first;
+    KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, const int64_t d) const {
+      window(i, d) = static_cast<value_type>(source(first + i, d));
+    }
+  };
+
   Source source_;
   staging_view staging_;
 };

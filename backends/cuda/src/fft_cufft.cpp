@@ -70,8 +70,17 @@ class cufft_plan_set : public impl::fft_vendor_plan {
     cufftHandle plan = 0;
     check(cufftCreate(&plan), "cufftCreate");
     std::size_t work = 0;
-    const cufftResult made = cufftMakePlanMany64(plan, problem_.rank, dims, nullptr, 1, 0, nullptr,
-                                                 1, 0, type, problem_.batch, &work);
+    // the 32-bit interface where the sizes fit, as CuPy plans; the 64-bit one past them
+    const long long points = dims[0] * (problem_.rank == 2 ? dims[1] : 1);
+    cufftResult made;
+    if (points * problem_.batch < (1ll << 31)) {
+      int small[2] = {int(dims[0]), int(dims[1])};
+      made = cufftMakePlanMany(plan, problem_.rank, small, nullptr, 1, 0, nullptr, 1, 0, type,
+                               int(problem_.batch), &work);
+    } else {
+      made = cufftMakePlanMany64(plan, problem_.rank, dims, nullptr, 1, 0, nullptr, 1, 0, type,
+                                 problem_.batch, &work);
+    }
     const cufftResult bound = made == CUFFT_SUCCESS ? cufftSetStream(plan, stream) : made;
     if (bound != CUFFT_SUCCESS) {
       cufftDestroy(plan);

@@ -18,6 +18,72 @@
 
 namespace kernwerk::impl {
 
+// dst := src (column j scaled by sign(j) for j < sign.extent(0)) for strided matrices of one
+// shape in the space's memory: in memory order where both run the same way, else through 32 x 32
+// tiles in team scratch, so that reads and writes both go along their contiguous axis.
+template <class Space, class T>
+struct matrix_copy {
+  using matrix = dense_matrix<Space, T>;
+  using input = dense_matrix<Space, const T>;
+  using signs = Kokkos::View<const T*, typename Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using tile = Kokkos::View<T[32][33], typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int edge = 32;
+
+  matrix dst;
+  input src;
+  signs sign;
+  std::int64_t tiles_across;
+  bool src_rows, dst_rows;  // whether each is row-major
+
+  static bool row_major(std::int64_t rows, std::int64_t cols, std::int64_t s0, std::int64_t s1) {
+    return cols > 1 && (rows == 1 || s1 < s0);
+  }
+  KOKKOS_INLINE_FUNCTION T scaled(std::int64_t j, T value) const {
+    return j < std::int64_t(sign.extent(0)) ? sign(j) * value : value;
+  }
+  // one element, in dst's memory order
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
+    const std::int64_t rows = dst.extent(0), cols = dst.extent(1);
+    const std::int64_t i = dst_rows ? k / cols : k % rows, j = dst_rows ? k % cols : k / rows;
+    dst(i, j) = scaled(j, src(i, j));
+  }
+  // one tile
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const std::int64_t rows = dst.extent(0), cols = dst.extent(1);
+    const std::int64_t r0 = team.league_rank() / tiles_across * edge, c0 = team.league_rank() % tiles_across * edge;
+    tile t(team.team_scratch(0));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, edge * edge), [&](int e) {
+      const int fast = e % edge, slow = e / edge;
+      const int ir = src_rows ? slow : fast, ic = src_rows ? fast : slow;
+      if (r0 + ir < rows && c0 + ic < cols) t(ir, ic) = src(r0 + ir, c0 + ic);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, edge * edge), [&](int e) {
+      const int fast = e % edge, slow = e / edge;
+      const int ir = dst_rows ? slow : fast, ic = dst_rows ? fast : slow;
+      if (r0 + ir < rows && c0 + ic < cols) dst(r0 + ir, c0 + ic) = scaled(c0 + ic, t(ir, ic));
+    });
+  }
+
+  static void run(const Space& space, const matrix& dst, const input& src, const signs& sign = {}) {
+    const std::int64_t rows = dst.extent(0), cols = dst.extent(1);
+    if (rows == 0 || cols == 0) return;
+    const bool src_rows = row_major(rows, cols, src.stride(0), src.stride(1));
+    const bool dst_rows = row_major(rows, cols, dst.stride(0), dst.stride(1));
+    const std::int64_t across = (cols + edge - 1) / edge, down = (rows + edge - 1) / edge;
+    const matrix_copy copy{dst, src, sign, across, src_rows, dst_rows};
+    if (src_rows == dst_rows) {
+      Kokkos::parallel_for("kernwerk::qr::copy",
+                           Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, rows * cols), copy);
+      return;
+    }
+    Kokkos::TeamPolicy<Space> policy(space, int(across * down), Kokkos::AUTO);
+    Kokkos::parallel_for("kernwerk::qr::transpose",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(tile::shmem_size())), copy);
+  }
+};
+
 template <class Space, class T>
 struct qr_steps {
   using generic = householder_qr<Space, T>;
@@ -95,7 +161,7 @@ struct qr_steps {
   }
   static work copy_of(const Space& space, const input& v, const std::string& label) {
     work w(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), v.extent(0), v.extent(1));
-    Kokkos::deep_copy(space, w, v);
+    matrix_copy<Space, T>::run(space, whole(w), v);
     return w;
   }
   // A one-column matrix (tau as the library takes it) as a vector.
@@ -162,7 +228,7 @@ void qr_library<Space, T>::qr(const Space& space, const input& a, const matrix& 
   const block_view rw(scratch.template take<T>(r_rows * n), Kokkos::LayoutStride(r_rows, 1, n, r_rows));
   const vector tau(scratch.template take<T>(n), n), sign(scratch.template take<T>(n), n);
   const block_view factored = steps::generic::part(w, 0, 0, m, n);
-  Kokkos::deep_copy(space, factored, a);
+  matrix_copy<Space, T>::run(space, factored, a);
   if (complete)  // (LAPACKE checks the whole of Q's matrix for NaN)
     Kokkos::parallel_for(
         "kernwerk::qr::clear", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, n}, {m, m}),
@@ -176,11 +242,8 @@ void qr_library<Space, T>::qr(const Space& space, const input& a, const matrix& 
         if (i == j) sign(j) = w(j, j) < 0 ? T(-1) : T(1);
       });
   steps::form_q(space, vendor, w, tau, n);
-  Kokkos::deep_copy(space, r, rw);
-  Kokkos::parallel_for(
-      "kernwerk::qr::write_q",
-      Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(space, {0, 0}, {m, q_cols}),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { q(i, j) = j < n ? sign(j) * w(i, j) : w(i, j); });
+  matrix_copy<Space, T>::run(space, r, rw);
+  matrix_copy<Space, T>::run(space, q, w, sign);
   space.fence();
 }
 
@@ -207,7 +270,7 @@ void qr_library<Space, T>::factor(const Space& space, const input& a, const matr
   const typename steps::work w = steps::copy_of(space, a, "kernwerk::qr::a");
   const Kokkos::View<T*, typename Space::memory_space> t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::tau"), n);
   steps::factor(space, vendor, steps::whole(w), t);
-  Kokkos::deep_copy(space, factors, w);
+  matrix_copy<Space, T>::run(space, factors, steps::whole(w));
   Kokkos::deep_copy(space, Kokkos::subview(tau, Kokkos::ALL(), 0), t);
   space.fence();
 }
@@ -242,7 +305,7 @@ void qr_library<Space, T>::apply_q(const Space& space, const input& factors, con
   const typename steps::work cw = steps::copy_of(space, c, "kernwerk::qr::c");
   steps::multiply(space, vendor, steps::whole(f), t, steps::whole(cw),
                   options.product == qr_product::q_transpose_c);
-  Kokkos::deep_copy(space, c, cw);
+  matrix_copy<Space, T>::run(space, c, steps::whole(cw));
   space.fence();
 }
 
@@ -306,7 +369,7 @@ void qr_library<Space, T>::solve_least_squares(const Space& space, const input& 
   steps::multiply(space, vendor, steps::whole(w), tau, steps::whole(c), true);
   const auto top = Kokkos::subview(c, std::make_pair(std::int64_t(0), n), Kokkos::ALL());
   solve_upper<Space, T>(space, w, top);
-  Kokkos::deep_copy(space, x, top);
+  matrix_copy<Space, T>::run(space, x, top);
   space.fence();
 }
 

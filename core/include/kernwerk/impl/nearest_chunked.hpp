@@ -81,6 +81,20 @@ auto row_window(const View& view, std::size_t first, std::size_t rows) {
     return Kokkos::subview(view, range, Kokkos::ALL());
 }
 
+// target(i, d) = source(first + i, d). A functor, not a KOKKOS_LAMBDA: it runs in the library's
+// compiled instances and in callers' own, and nvcc's wrapper of an extended lambda instantiated
+// in two such units called a null function pointer on the host (the chunked test crashed on
+// CUDA). At namespace scope: nvcc's kernel stubs name the functor's type.
+template <class Target, class Source>
+struct chunk_rows_copy {
+  Target target;
+  Source source;
+  int64_t first;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, const int64_t d) const {
+    target(i, d) = static_cast<typename Target::value_type>(source(first + i, d));
+  }
+};
+
 // Brings rows of a point set (any layout, value type, memory space) into LayoutRight chunks in
 // the execution space's memory. Sets the execution space reaches are copied by a kernel on the
 // computing queue; others are converted on the host into staging memory (stage) and copied on
@@ -143,7 +157,7 @@ class chunk_reader {
       using policy = Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<2>>;
       Kokkos::parallel_for("kernwerk::nearest::chunk_in",
                            policy(computing, {0, 0}, {int64_t(rows), int64_t(source_.extent(1))}),
-                           copy_rows<decltype(window)>{window, source_, int64_t(first)});
+                           chunk_rows_copy<std::remove_const_t<decltype(window)>, Source>{window, source_, int64_t(first)});
     } else {
       Kokkos::deep_copy(transfer, window, row_window(staging_, 0, rows));
     }
@@ -153,19 +167,6 @@ class chunk_reader {
   using staging_view = Kokkos::View<value_type**, Kokkos::LayoutRight,
                                     typename staging_memory<ExecutionSpace>::type,
                                     Kokkos::MemoryUnmanaged>;
-  // A functor, not a KOKKOS_LAMBDA: this runs in the library's compiled instances and in callers'
-  // own, and nvcc's wrapper of an extended lambda instantiated in two such units called a null
-  // function pointer on the host (the chunked test crashed on CUDA).
-  template <class Target>
-  struct copy_rows {
-    Target window;
-    Source source;
-    int64_t first;
-    KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, const int64_t d) const {
-      window(i, d) = static_cast<value_type>(source(first + i, d));
-    }
-  };
-
   Source source_;
   staging_view staging_;
 };

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 
+#include "kernwerk/impl/hip_space.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 
 // What the library compiles once (core/CMakeLists.txt makes one translation unit per execution
@@ -35,12 +36,6 @@
   KERNWERK_NEAREST_HOST_SPACE_INSTANCES(prefix, Space) KERNWERK_NEAREST_HOST_F64(prefix, Space) \
   KERNWERK_NEAREST_HOST_F32(prefix, Space)
 
-// Kokkos' HIP execution space (out of Experimental from Kokkos 4).
-#if KOKKOS_VERSION >= 40000
-#define KERNWERK_HIP_SPACE Kokkos::HIP
-#else
-#define KERNWERK_HIP_SPACE Kokkos::Experimental::HIP
-#endif
 
 #if defined(KOKKOS_ENABLE_SERIAL)
 KERNWERK_NEAREST_HOST_SPACE_INSTANCES(extern, Kokkos::Serial)

@@ -183,7 +183,7 @@ int main(int argc, char* argv[]) {
                 r.size.c_str(), 1e6 * r.median, r.note.c_str());
   if (!json.empty()) {
     std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"workloads\",\n  \"machine\": \"" << machine << "\",\n  \"execution_space\": \""
+    out << "{\n  \"benchmark\": \"dense\",\n  \"machine\": \"" << machine << "\",\n  \"execution_space\": \""
         << space::name() << "\",\n  \"kokkos_version\": " << KOKKOS_VERSION << ",\n  \"repeat\": " << repeat
         << ",\n  \"results\": [\n";
     for (std::size_t k = 0; k < records.size(); ++k) {

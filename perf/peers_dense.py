@@ -100,7 +100,7 @@ def main():
             records.append(record("fft", name, f"{size} {kind}", median, best, 2 * points * np.dtype(dtype).itemsize,
                                   5 * points * math.log2(per), f"round trip {round_trip:.1e}"))
     with open(args.json, "w") as f:
-        json.dump({"benchmark": "workloads", "machine": args.machine, "execution_space": space,
+        json.dump({"benchmark": "dense", "machine": args.machine, "execution_space": space,
                    "repeat": args.repeat, "note": "peers of kernwerk_bench_dense", "results": records}, f, indent=1)
     for r in records:
         print(f"{r['workload']:<5} {r['variant']:<7} {r['size']:<30} {1e6 * r['median_seconds']:12.1f} us {r['note']}")

@@ -24,7 +24,8 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
           "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->"),
           "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->"),
-          "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->")}
+          "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->"),
+          "dense": ("<!-- perf:dense:begin -->", "<!-- perf:dense:end -->")}
 
 
 def load(pattern):
@@ -273,6 +274,33 @@ def dbscan_table():
     return "\n".join(lines)
 
 
+def dense_table():
+    """QR and FFT (dense-*.json, kernwerk_bench_dense) beside their peers of the same machine and
+    size (dense-peers-*.json, perf/peers_dense.py)."""
+    names = {"cupy": "CuPy", "torch": "PyTorch", "numpy": "NumPy"}
+    peers, files = {}, {}
+    for run in load(os.path.join(RESULTS, "dense-peers-*.json")):
+        for r in run["results"]:
+            peers.setdefault((run["machine"], r["workload"], r["size"]), {})[r["variant"]] = r
+            files.setdefault(run["machine"], set()).add(run["file"])
+    columns = [c for c in names if any(c in found for found in peers.values())]
+    lines = [
+        "| machine | workload | size | kernwerk variant | kernwerk | " + " | ".join(names[c] for c in columns) +
+        " | note | records |",
+        "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- |",
+    ]
+    for run in load(os.path.join(RESULTS, "dense-*.json")):
+        if "dense-peers-" in run["file"]:
+            continue
+        for r in run["results"]:
+            found = peers.get((run["machine"], r["workload"], r["size"]), {})
+            shown = [median_shown(found[c]) if c in found else "-" for c in columns]
+            sources = ", ".join(f"`{f}`" for f in [run["file"]] + sorted(files.get(run["machine"], [])))
+            lines.append(f"| {run['machine']} | {r['workload']} | {r['size']} | {r['variant']} | {median_shown(r)} | "
+                         f"{' | '.join(shown)} | {r['note'].replace('|', '&#124;')} | {sources} |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -281,7 +309,8 @@ if __name__ == "__main__":
     text = open(readme).read()
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
                        ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
-                       ("knn", knn_table), ("python", python_table), ("dbscan", dbscan_table)):
+                       ("knn", knn_table), ("python", python_table), ("dbscan", dbscan_table),
+                       ("dense", dense_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

@@ -121,7 +121,7 @@ struct qr_steps {
                              const input& v) {
     const std::int64_t rows = v.extent(0), cols = v.extent(1);
     if (rows == 0 || cols == 0) return;
-    const bool row_major = cols > 1 && (rows == 1 || v.stride(1) < v.stride(0));
+    const bool row_major = matrix_copy<Space, T>::row_major(rows, cols, v.stride(0), v.stride(1));
     std::int64_t first = LLONG_MAX;
     Kokkos::parallel_reduce(
         "kernwerk::qr::check_finite",

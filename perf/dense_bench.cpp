@@ -13,15 +13,14 @@
 #include <Kokkos_Random.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "kernwerk/error.hpp"
+#include "workload_records.hpp"
 #include "kernwerk/fft.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/qr.hpp"
@@ -32,26 +31,10 @@ using namespace kernwerk;
 using space = Kokkos::DefaultExecutionSpace;
 using memory = space::memory_space;
 
-struct record {
-  std::string workload, variant, size;
-  double median, best, bytes, flops;
-  std::string note;
-};
-
-double seconds(const std::function<void()>& run) {
-  space().fence();
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  space().fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using record = kernwerk_perf::workload_record;
 
 std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
-  run();  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < repeat; ++r) times.push_back(seconds(run));
-  std::sort(times.begin(), times.end());
-  return {times[times.size() / 2], times.front()};
+  return kernwerk_perf::timed<space>(run, repeat);
 }
 
 void require(bool ok, const std::string& what) {
@@ -178,26 +161,9 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "kernwerk_bench_dense: %s\n", failure.what());
     return 1;
   }
-  for (const auto& r : records)
-    std::printf("%-8s %-5s %-16s %-34s median %12.3f us  %s\n", space::name(), r.workload.c_str(), r.variant.c_str(),
-                r.size.c_str(), 1e6 * r.median, r.note.c_str());
-  if (!json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"dense\",\n  \"machine\": \"" << machine << "\",\n  \"execution_space\": \""
-        << space::name() << "\",\n  \"kokkos_version\": " << KOKKOS_VERSION << ",\n  \"repeat\": " << repeat
-        << ",\n  \"results\": [\n";
-    for (std::size_t k = 0; k < records.size(); ++k) {
-      const auto& r = records[k];
-      out << "    {\"workload\": \"" << r.workload << "\", \"variant\": \"" << r.variant << "\", \"size\": \"" << r.size
-          << "\", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best << ", \"bytes\": " << r.bytes
-          << ", \"flops\": " << r.flops << ", \"note\": \"" << r.note << "\"}" << (k + 1 < records.size() ? "," : "")
-          << "\n";
-    }
-    out << "  ]\n}\n";
-    if (!out) {
-      std::fprintf(stderr, "kernwerk_bench_dense: cannot write %s\n", json.c_str());
-      return 1;
-    }
+  if (!kernwerk_perf::report<space>(records, "dense", machine, repeat, json)) {
+    std::fprintf(stderr, "kernwerk_bench_dense: cannot write %s\n", json.c_str());
+    return 1;
   }
   return 0;
 }

@@ -11,10 +11,8 @@
 #include <Kokkos_Random.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -23,6 +21,7 @@
 #include "kernwerk/cg.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/error.hpp"
+#include "workload_records.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/integrate.hpp"
 #include "kernwerk/linear_algebra.hpp"
@@ -41,27 +40,10 @@ struct sine_of_sum {
   }
 };
 
-struct record {
-  std::string workload, variant, size;
-  double median, best;
-  double bytes, flops;  // per timed call: the fewest bytes moved, the arithmetic done
-  std::string note;
-};
-
-double seconds(const std::function<void()>& run) {
-  space().fence();
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  space().fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using record = kernwerk_perf::workload_record;
 
 std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
-  run();  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < repeat; ++r) times.push_back(seconds(run));
-  std::sort(times.begin(), times.end());
-  return {times[times.size() / 2], times.front()};
+  return kernwerk_perf::timed<space>(run, repeat);
 }
 
 template <class T>
@@ -268,26 +250,9 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "kernwerk_bench_workloads: %s\n", failure.what());
     return 1;
   }
-  for (const auto& r : records)
-    std::printf("%-8s %-20s %-8s %-40s median %12.3f us  %s\n", space::name(), r.workload.c_str(), r.variant.c_str(),
-                r.size.c_str(), 1e6 * r.median, r.note.c_str());
-  if (!json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"workloads\",\n  \"machine\": \"" << machine << "\",\n  \"execution_space\": \""
-        << space::name() << "\",\n  \"kokkos_version\": " << KOKKOS_VERSION << ",\n  \"repeat\": " << repeat
-        << ",\n  \"results\": [\n";
-    for (std::size_t k = 0; k < records.size(); ++k) {
-      const auto& r = records[k];
-      out << "    {\"workload\": \"" << r.workload << "\", \"variant\": \"" << r.variant << "\", \"size\": \"" << r.size
-          << "\", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best << ", \"bytes\": " << r.bytes
-          << ", \"flops\": " << r.flops << ", \"note\": \"" << r.note << "\"}" << (k + 1 < records.size() ? "," : "")
-          << "\n";
-    }
-    out << "  ]\n}\n";
-    if (!out) {
-      std::fprintf(stderr, "kernwerk_bench_workloads: cannot write %s\n", json.c_str());
-      return 1;
-    }
+  if (!kernwerk_perf::report<space>(records, "workloads", machine, repeat, json)) {
+    std::fprintf(stderr, "kernwerk_bench_workloads: cannot write %s\n", json.c_str());
+    return 1;
   }
   return 0;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "matrix_support.hpp"
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/fft.hpp"
@@ -257,17 +258,6 @@ TEST_CASE_TEMPLATE_DEFINE("fft: adversarial signals and large lengths", Space, f
   CHECK(relative_error(values(y), values(x)) <= 2 * fft_tolerance<float>(big));
 }
 TEST_CASE_TEMPLATE_APPLY(fft_signals, enabled_spaces);
-
-template <class Call>
-void check_names(Call&& call, const std::string& argument) {
-  CAPTURE(argument);
-  try {
-    call();
-    FAIL("no error was raised");
-  } catch (const kernwerk::invalid_argument& e) {
-    CHECK(e.argument() == argument);
-  }
-}
 
 TEST_CASE_TEMPLATE_DEFINE("fft: bad input is named and outputs are untouched", Space, fft_errors) {
   using memory = typename Space::memory_space;

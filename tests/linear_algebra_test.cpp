@@ -11,41 +11,13 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "matrix_support.hpp"
 #include "kernwerk/linear_algebra.hpp"
 
 namespace {
 
 using namespace kernwerk;
 using namespace kernwerk::test;
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index columns, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  Eigen::MatrixXd m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = uniform(random);
-  return m;
-}
-
-// The matrix in a View of Space (type T, layout Layout), rounded to T.
-template <class Space, class T, class Layout>
-Kokkos::View<T**, Layout, typename Space::memory_space> to_space(const Eigen::MatrixXd& m) {
-  Kokkos::View<T**, Layout, typename Space::memory_space> view("matrix", m.rows(), m.cols());
-  auto host = Kokkos::create_mirror_view(view);
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) host(i, j) = T(m(i, j));
-  Kokkos::deep_copy(view, host);
-  return view;
-}
-
-template <class View>
-Eigen::MatrixXd to_eigen(const View& view) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  Eigen::MatrixXd m(host.extent(0), host.extent(1));
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = double(host(i, j));
-  return m;
-}
 
 double max_abs(const Eigen::MatrixXd& m) { return m.size() ? m.cwiseAbs().maxCoeff() : 0.0; }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "matrix_support.hpp"
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/qr.hpp"
@@ -43,15 +44,6 @@ std::vector<qr_implementation> implementations() {
   return {qr_implementation::generic};
 }
 
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j)
-    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = uniform(random);
-  return m;
-}
-
 Eigen::MatrixXd hilbert(Eigen::Index n) {
   Eigen::MatrixXd m(n, n);
   for (Eigen::Index i = 0; i < n; ++i)
@@ -70,31 +62,6 @@ Eigen::MatrixXd kahan(Eigen::Index n, double theta = 1.2) {
     for (Eigen::Index j = i + 1; j < n; ++j) m(i, j) = -c * scale;
   }
   return m;
-}
-
-template <class Space, class T, class Layout>
-Kokkos::View<T**, Layout, typename Space::memory_space> to_space(const Eigen::MatrixXd& m) {
-  Kokkos::View<T**, Layout, typename Space::memory_space> view("matrix", m.rows(), m.cols());
-  auto host = Kokkos::create_mirror_view(view);
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) host(i, j) = T(m(i, j));
-  Kokkos::deep_copy(view, host);
-  return view;
-}
-
-template <class View>
-Eigen::MatrixXd to_eigen(const View& view) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  if constexpr (View::rank == 1) {
-    Eigen::MatrixXd m(host.extent(0), 1);
-    for (Eigen::Index i = 0; i < m.rows(); ++i) m(i, 0) = double(host(i));
-    return m;
-  } else {
-    Eigen::MatrixXd m(host.extent(0), host.extent(1));
-    for (Eigen::Index i = 0; i < m.rows(); ++i)
-      for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = double(host(i, j));
-    return m;
-  }
 }
 
 template <class T>
@@ -250,17 +217,6 @@ TEST_CASE_TEMPLATE_DEFINE("qr: least squares against Eigen", Space, qr_least_squ
   }
 }
 TEST_CASE_TEMPLATE_APPLY(qr_least_squares, enabled_spaces);
-
-template <class Call>
-void check_names(Call&& call, const std::string& argument) {
-  CAPTURE(argument);
-  try {
-    call();
-    FAIL("no error was raised");
-  } catch (const kernwerk::invalid_argument& e) {
-    CHECK(e.argument() == argument);
-  }
-}
 
 TEST_CASE_TEMPLATE_DEFINE("qr: bad input is named and outputs are untouched", Space, qr_errors) {
   using memory = typename Space::memory_space;

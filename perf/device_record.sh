@@ -2,7 +2,7 @@
 # The record of a GPU machine in one run: the CUDA test suites (also under compute-sanitizer), the
 # Python module's tests and timing, the measured ceilings,
 # kernwerk's nearest-neighbour variants (inputs on the device, then on the host through the
-# chunk pipeline), repeated small calls, and its other workloads, and the peers (the course's Numba kernels, CuPy,
+# chunk pipeline), repeated small calls, its other workloads and QR and FFT, and the peers (the course's Numba kernels, CuPy,
 # PyTorch; ArborX where a binary of its peer program is given). Results go to OUTDIR in
 # perf/results/'s schema, packed with the logs into OUTDIR/record.tar.gz; a short table is
 # printed last.
@@ -78,6 +78,10 @@ step workloads "$bin/kernwerk_bench_workloads" --machine "$machine" --scale full
   --json "$out/workloads-cuda-$machine.json"
 step workload_peers python3 perf/peers_workloads_gpu.py --machine "$machine" \
   --json "$out/workloads-peers-cuda-$machine.json"
+step dense "$bin/kernwerk_bench_dense" --machine "$machine" --scale full --repeat 7 \
+  --json "$out/dense-cuda-$machine.json"
+step dense_peers python3 perf/peers_dense.py --device gpu --machine "$machine" --repeat 7 \
+  --json "$out/dense-peers-cuda-$machine.json"
 [[ -n $arborx ]] && step arborx "$arborx" --machine "$machine" --sizes 20x14,24x14 --layouts all \
   --k 1,2,8,32 --repeat 5 --json "$out/layouts-peers-arborx-cuda-$machine.json"
 

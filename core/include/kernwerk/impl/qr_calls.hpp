@@ -93,10 +93,6 @@ struct qr_steps {
   using vector = typename generic::vector;
   using input = dense_matrix<Space, const T>;
 
-  static std::string shape(std::int64_t rows, std::int64_t cols) {
-    return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-  }
-
   template <class Matrix>
   static void require_shape(const char* fn, const char* name, const Matrix& v, std::int64_t rows,
                             std::int64_t cols, const char* why) {
@@ -283,7 +279,7 @@ void qr_library<Space, T>::apply_q(const Space& space, const input& factors, con
   const std::int64_t m = factors.extent(0), k = factors.extent(1), p = c.extent(1);
   if (k > m)
     throw invalid_argument(fn, "factors",
-                           "shape " + steps::shape(m, k) + " has more reflectors than rows");
+                           "shape " + shape(m, k) + " has more reflectors than rows");
   if (std::int64_t(tau.extent(0)) != k)
     throw invalid_argument(fn, "tau",
                            "length " + std::to_string(tau.extent(0)) + " is not the " +

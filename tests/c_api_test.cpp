@@ -4,8 +4,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -481,3 +485,235 @@ TEST_CASE("C API: integrate2d with a C function pointer on the host") {
 }
 
 }  // namespace
+
+namespace c_api_test {
+
+// A direct float64 DFT of one line: x(j), j < n, read at x[offset + j * stride].
+std::vector<std::complex<double>> dft(const std::vector<std::complex<double>>& x, std::size_t offset,
+                                      std::size_t stride, std::size_t n, bool inverse) {
+  std::vector<std::complex<double>> out(n);
+  const double sign = inverse ? 1.0 : -1.0, pi = std::acos(-1.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::complex<double> sum = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      sum += x[offset + j * stride] * std::polar(1.0, sign * 2 * pi * double((j * k) % n) / double(n));
+    out[k] = sum;
+  }
+  return out;
+}
+
+std::vector<std::complex<double>> random_complex(std::size_t n, std::uint64_t seed) {
+  const auto parts = random_values<double>(2 * n, seed, -1, 1);
+  std::vector<std::complex<double>> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = {parts[2 * i], parts[2 * i + 1]};
+  return z;
+}
+
+// Complex values as C holds them: real and imaginary parts interleaved.
+template <class T>
+std::vector<T> interleaved(const std::vector<std::complex<double>>& z) {
+  std::vector<T> v;
+  for (const auto& c : z) v.push_back(T(c.real())), v.push_back(T(c.imag()));
+  return v;
+}
+template <class T>
+std::vector<std::complex<double>> complex_of(const std::vector<T>& v) {
+  std::vector<std::complex<double>> z(v.size() / 2);
+  for (std::size_t i = 0; i < z.size(); ++i) z[i] = {double(v[2 * i]), double(v[2 * i + 1])};
+  return z;
+}
+
+double largest_difference(const std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+}  // namespace c_api_test
+
+TEST_CASE("C API: QR, its factored form, apply_q and least squares against Eigen") {
+  for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
+    for (kw_qr_implementation implementation : {KW_QR_GENERIC, KW_QR_AUTOMATIC}) {
+      CAPTURE(int(memory));
+      CAPTURE(int(implementation));
+      // A 40 x 12 column-major matrix with leading dimension 43; padding must stay as it is.
+      const int64_t m = 40, n = 12, ld = 43;
+      const auto values = random_values<double>(ld * n, 11, -1, 1);
+      buffer<double> a(memory, values);
+      Eigen::MatrixXd dense(m, n);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) dense(i, j) = values[j * ld + i];
+      buffer<double> q(memory, std::vector<double>(m * n, 7.0)), r(memory, std::vector<double>(n * n, 7.0));
+      REQUIRE(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, KW_QR_REDUCED, implementation, m, n, a.data(), ld,
+                    q.data(), m, r.data(), n) == KW_SUCCESS);
+      const auto q_values = q.values(), r_values = r.values();
+      const Eigen::MatrixXd Q = Eigen::Map<const Eigen::MatrixXd>(q_values.data(), m, n),
+                            R = Eigen::Map<const Eigen::MatrixXd>(r_values.data(), n, n);
+      CHECK((Q * R - dense).norm() / dense.norm() < 1e-14);
+      CHECK((Q.transpose() * Q - Eigen::MatrixXd::Identity(n, n)).norm() < 1e-14);
+      bool triangular = true;
+      for (int64_t j = 0; j < n; ++j) {
+        triangular = triangular && R(j, j) >= 0;
+        for (int64_t i = j + 1; i < n; ++i) triangular = triangular && R(i, j) == 0;
+      }
+      CHECK(triangular);
+      // |R| is unique: Eigen's Householder QR gives the same up to row signs.
+      const Eigen::MatrixXd eigen_r = dense.householderQr().matrixQR().topRows(n).triangularView<Eigen::Upper>();
+      CHECK((R.cwiseAbs() - eigen_r.cwiseAbs()).norm() < 1e-12);
+
+      // The factored form in place of a row-major copy, then Q^T Q b = b and the least squares
+      // solution against Eigen's.
+      std::vector<double> row_major(m * n);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) row_major[i * n + j] = dense(i, j);
+      buffer<double> factors(memory, row_major), tau(memory, std::vector<double>(n, 0.0));
+      REQUIRE(kw_qr_factor(KW_FLOAT64, memory, KW_ROW_MAJOR, implementation, m, n, factors.data(), n,
+                           factors.data(), n, tau.data()) == KW_SUCCESS);
+      const auto rhs = random_values<double>(m * 2, 12, -1, 1);  // m x 2, row-major
+      buffer<double> c(memory, rhs);
+      REQUIRE(kw_apply_q(KW_FLOAT64, memory, KW_ROW_MAJOR, KW_QR_Q_TRANSPOSE_C, implementation, m, n,
+                         factors.data(), n, tau.data(), 2, c.data(), 2) == KW_SUCCESS);
+      REQUIRE(kw_apply_q(KW_FLOAT64, memory, KW_ROW_MAJOR, KW_QR_Q_C, implementation, m, n, factors.data(), n,
+                         tau.data(), 2, c.data(), 2) == KW_SUCCESS);
+      const auto back = c.values();
+      double worst = 0;
+      for (std::size_t e = 0; e < rhs.size(); ++e) worst = std::max(worst, std::abs(back[e] - rhs[e]));
+      CHECK(worst < 1e-14);
+      buffer<double> a_rows(memory, row_major), b(memory, rhs), x(memory, std::vector<double>(n * 2, 0.0));
+      REQUIRE(kw_solve_least_squares(KW_FLOAT64, memory, KW_ROW_MAJOR, implementation, m, n, a_rows.data(), n, 2,
+                                     b.data(), 2, x.data(), 2) == KW_SUCCESS);
+      Eigen::MatrixXd eigen_b(m, 2);
+      for (int64_t i = 0; i < m; ++i) eigen_b(i, 0) = rhs[i * 2], eigen_b(i, 1) = rhs[i * 2 + 1];
+      const Eigen::MatrixXd expected_x = dense.colPivHouseholderQr().solve(eigen_b);
+      const auto got_x = x.values();
+      worst = 0;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < 2; ++k)
+          worst = std::max(worst, std::abs(got_x[i * 2 + k] - expected_x(i, k)) / (1 + std::abs(expected_x(i, k))));
+      CHECK(worst < 1e-10);
+
+      // Failures name the argument and leave the outputs as they were.
+      const auto q_before = q.values();
+      expect_failure(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, KW_QR_REDUCED, implementation, n, m, a.data(), ld,
+                           q.data(), n, r.data(), m),
+                     KW_INVALID_ARGUMENT, "a: has fewer rows than columns");
+      expect_failure(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, KW_QR_REDUCED, implementation, m, n, a.data(), m - 1,
+                           q.data(), m, r.data(), n),
+                     KW_INVALID_ARGUMENT, "lda");
+      expect_failure(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, kw_qr_mode(3), implementation, m, n, a.data(), ld,
+                           q.data(), m, r.data(), n),
+                     KW_INVALID_ARGUMENT, "mode");
+      expect_failure(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, KW_QR_REDUCED, kw_qr_implementation(7), m, n,
+                           a.data(), ld, q.data(), m, r.data(), n),
+                     KW_INVALID_ARGUMENT, "implementation");
+      auto with_nan = values;
+      with_nan[5 * ld + 3] = std::nan("");
+      buffer<double> bad(memory, with_nan);
+      expect_failure(kw_qr(KW_FLOAT64, memory, KW_COLUMN_MAJOR, KW_QR_REDUCED, implementation, m, n, bad.data(), ld,
+                           q.data(), m, r.data(), n),
+                     KW_INVALID_ARGUMENT, "a: ");
+      expect_failure(kw_qr_factor(KW_FLOAT64, memory, KW_ROW_MAJOR, implementation, m, n, factors.data(), n,
+                                  factors.data(), n, nullptr),
+                     KW_INVALID_ARGUMENT, "tau: is NULL");
+      expect_failure(kw_apply_q(KW_FLOAT64, memory, KW_ROW_MAJOR, kw_qr_product(2), implementation, m, n,
+                                factors.data(), n, tau.data(), 2, c.data(), 2),
+                     KW_INVALID_ARGUMENT, "product");
+      CHECK(q.values() == q_before);
+    }
+  }
+}
+
+TEST_CASE("C API: FFT plans against a direct float64 DFT, and their failures") {
+  using cplx = std::complex<double>;
+  for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
+    CAPTURE(int(memory));
+    kw_fft_options options;
+    kw_fft_options_default(&options);
+    CHECK((options.real == 0 && options.normalization == 0 && options.layout == KW_ROW_MAJOR &&
+           options.check_input == 1));
+
+    // A complex line of 24 points (not a power of two), forward then inverse in place.
+    const auto signal = random_complex(24, 21);
+    buffer<double> line(memory, interleaved<double>(signal));
+    kw_fft_shape shape{KW_FFT_LINE, 1, 1, 24};
+    kw_fft_plan* plan = nullptr;
+    REQUIRE(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &options, &plan) == KW_SUCCESS);
+    REQUIRE(kw_fft_forward(plan, line.data(), line.data()) == KW_SUCCESS);
+    CHECK(largest_difference(complex_of(line.values()), dft(signal, 0, 1, 24, false)) < 1e-13);
+    REQUIRE(kw_fft_inverse(plan, line.data(), line.data()) == KW_SUCCESS);
+    CHECK(largest_difference(complex_of(line.values()), signal) < 1e-15);
+    // Misaligned, NULL and non-finite input: named, the output untouched.
+    buffer<double> misaligned(memory, std::vector<double>(2 * 24 + 1, 0.0));
+    expect_failure(kw_fft_forward(plan, misaligned.data() + 1, line.data()), KW_INVALID_ARGUMENT, "in: is not aligned");
+    expect_failure(kw_fft_inverse(plan, line.data(), nullptr), KW_INVALID_ARGUMENT, "out: is NULL");
+    auto broken = signal;
+    broken[7] = {1.0, std::numeric_limits<double>::infinity()};
+    buffer<double> bad(memory, interleaved<double>(broken)), out(memory, std::vector<double>(48, 3.0));
+    expect_failure(kw_fft_forward(plan, bad.data(), out.data()), KW_INVALID_ARGUMENT, "in: holds a non-finite value");
+    CHECK(out.values() == std::vector<double>(48, 3.0));
+    CHECK(kw_fft_plan_destroy(plan) == KW_SUCCESS);
+
+    // Real lines, row-major: 3 lines of 10, forward to 3 x 6 half spectra (ortho), in float32.
+    kw_fft_options real_options = options;
+    real_options.real = 1;
+    real_options.normalization = 1;
+    const auto real_signal = random_values<float>(30, 22, -1, 1);
+    buffer<float> reals(memory, real_signal);
+    buffer<float> half(memory, std::vector<float>(36));
+    shape = kw_fft_shape{KW_FFT_LINES, 3, 1, 10};
+    REQUIRE(kw_fft_plan_create(KW_FLOAT32, memory, &shape, &real_options, &plan) == KW_SUCCESS);
+    REQUIRE(kw_fft_forward(plan, reals.data(), half.data()) == KW_SUCCESS);
+    std::vector<cplx> widened(real_signal.begin(), real_signal.end()), expected;
+    for (std::size_t l = 0; l < 3; ++l) {
+      const auto spectrum = dft(widened, l * 10, 1, 10, false);
+      for (std::size_t k = 0; k < 6; ++k) expected.push_back(spectrum[k] / std::sqrt(10.0));
+    }
+    CHECK(largest_difference(complex_of(half.values()), expected) < 1e-5);
+    buffer<float> back(memory, std::vector<float>(30));
+    REQUIRE(kw_fft_inverse(plan, half.data(), back.data()) == KW_SUCCESS);
+    const auto returned = back.values();
+    double worst = 0;
+    for (std::size_t e = 0; e < 30; ++e) worst = std::max(worst, double(std::abs(returned[e] - real_signal[e])));
+    CHECK(worst < 1e-5);
+    expect_failure(kw_fft_forward(plan, half.data(), half.data()), KW_INVALID_ARGUMENT, "out");
+    CHECK(kw_fft_plan_destroy(plan) == KW_SUCCESS);
+
+    // A column-major 6 x 5 complex plane (rows contiguous), against two passes of the DFT.
+    const auto plane = random_complex(30, 23);
+    buffer<double> planes(memory, interleaved<double>(plane)), spectrum(memory, std::vector<double>(60));
+    kw_fft_options column = options;
+    column.layout = KW_COLUMN_MAJOR;
+    shape = kw_fft_shape{KW_FFT_PLANE, 1, 6, 5};
+    REQUIRE(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &column, &plan) == KW_SUCCESS);
+    REQUIRE(kw_fft_forward(plan, planes.data(), spectrum.data()) == KW_SUCCESS);
+    std::vector<cplx> by_columns(30), by_both(30);
+    for (std::size_t j = 0; j < 5; ++j) {  // each column (6 contiguous rows)
+      const auto t = dft(plane, j * 6, 1, 6, false);
+      for (std::size_t i = 0; i < 6; ++i) by_columns[j * 6 + i] = t[i];
+    }
+    for (std::size_t i = 0; i < 6; ++i) {  // then each row (stride 6)
+      const auto t = dft(by_columns, i, 6, 5, false);
+      for (std::size_t j = 0; j < 5; ++j) by_both[j * 6 + i] = t[j];
+    }
+    CHECK(largest_difference(complex_of(spectrum.values()), by_both) < 1e-13);
+    CHECK(kw_fft_plan_destroy(plan) == KW_SUCCESS);
+
+    // Plan failures name the field.
+    shape = kw_fft_shape{KW_FFT_PLANE, 2, 6, 5};
+    expect_failure(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &options, &plan), KW_INVALID_ARGUMENT, "shape");
+    shape = kw_fft_shape{9, 1, 1, 5};
+    expect_failure(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &options, &plan), KW_INVALID_ARGUMENT,
+                   "shape->form");
+    shape = kw_fft_shape{KW_FFT_LINE, 1, 1, 0};
+    expect_failure(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &options, &plan), KW_INVALID_ARGUMENT, "shape");
+    shape = kw_fft_shape{KW_FFT_LINE, 1, 1, 8};
+    kw_fft_options wrong = options;
+    wrong.normalization = 3;
+    expect_failure(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &wrong, &plan), KW_INVALID_ARGUMENT,
+                   "options->normalization");
+    expect_failure(kw_fft_plan_create(KW_FLOAT64, memory, &shape, &options, nullptr), KW_INVALID_ARGUMENT,
+                   "plan: is NULL");
+    expect_failure(kw_fft_forward(nullptr, line.data(), line.data()), KW_INVALID_ARGUMENT, "plan: is NULL");
+  }
+}

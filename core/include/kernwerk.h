@@ -218,6 +218,93 @@ kw_status kw_matmul_colsum(kw_type type, kw_memory memory, kw_layout layout, int
                            int64_t j, int64_t k, const void* a, int64_t lda, const void* b,
                            int64_t ldb, void* out);
 
+/* ---- QR -------------------------------------------------------------------------------------- */
+/** The shapes of kw_qr's Q and R. */
+typedef enum kw_qr_mode {
+  KW_QR_REDUCED = 0, /**< Q m x n, R n x n (NumPy's mode="reduced") */
+  KW_QR_COMPLETE = 1 /**< Q m x m, R m x n (NumPy's mode="complete") */
+} kw_qr_mode;
+/** The code path of a QR call. */
+typedef enum kw_qr_implementation {
+  KW_QR_AUTOMATIC = 0, /**< the vendor library where the build has one for the space, else generic */
+  KW_QR_GENERIC = 1,   /**< Kernwerk's blocked Householder QR on Kokkos */
+  KW_QR_VENDOR = 2     /**< LAPACK (host) or cuSOLVER (CUDA); KW_UNSUPPORTED where the build has none */
+} kw_qr_implementation;
+/** Which product kw_apply_q forms. */
+typedef enum kw_qr_product {
+  KW_QR_Q_TRANSPOSE_C = 0, /**< C := Q^T C */
+  KW_QR_Q_C = 1            /**< C := Q C */
+} kw_qr_product;
+/** A = Q R for A m x n with m >= n >= 1, all matrices in `layout`: Q has orthonormal columns and R
+ * is upper triangular with a non-negative diagonal (the sign rule that makes it unique for a full
+ * column rank A). A non-finite value in A is an error naming "a". */
+kw_status kw_qr(kw_type type, kw_memory memory, kw_layout layout, kw_qr_mode mode,
+                kw_qr_implementation implementation, int64_t m, int64_t n, const void* a,
+                int64_t lda, void* q, int64_t ldq, void* r, int64_t ldr);
+/** LAPACK's factored form of A (geqrf): factors (m x n, ldf; may be `a` itself with the same
+ * leading dimension) receives R on and above its diagonal and the Householder vectors below it,
+ * tau (n elements) their scalars. */
+kw_status kw_qr_factor(kw_type type, kw_memory memory, kw_layout layout,
+                       kw_qr_implementation implementation, int64_t m, int64_t n, const void* a,
+                       int64_t lda, void* factors, int64_t ldf, void* tau);
+/** C := Q^T C or Q C in place, for the Q of kw_qr_factor's factors (m x n) and tau (n); C is
+ * m x columns (ldc). */
+kw_status kw_apply_q(kw_type type, kw_memory memory, kw_layout layout, kw_qr_product product,
+                     kw_qr_implementation implementation, int64_t m, int64_t n,
+                     const void* factors, int64_t ldf, const void* tau, int64_t columns, void* c,
+                     int64_t ldc);
+/** The least-squares solution X (n x columns, ldx) of A X = B for A m x n (m >= n) of full
+ * column rank and B m x columns (ldb), through QR; a zero on R's diagonal is an error naming
+ * "a". */
+kw_status kw_solve_least_squares(kw_type type, kw_memory memory, kw_layout layout,
+                                 kw_qr_implementation implementation, int64_t m, int64_t n,
+                                 const void* a, int64_t lda, int64_t columns, const void* b,
+                                 int64_t ldb, void* x, int64_t ldx);
+
+/* ---- FFT ------------------------------------------------------------------------------------- */
+/** What a kw_fft_plan transforms (kernwerk::fft_form). */
+typedef enum kw_fft_form {
+  KW_FFT_LINE = 0,  /**< one 1-D transform of `length` points */
+  KW_FFT_LINES = 1, /**< `count` 1-D transforms of `length` points, each contiguous */
+  KW_FFT_PLANE = 2  /**< one 2-D transform of a `rows` x `length` array */
+} kw_fft_form;
+/** The shape of a kw_fft_plan; unused sizes are 1 (kernwerk::fft_shape). */
+typedef struct kw_fft_shape {
+  int form;       /**< a kw_fft_form */
+  int64_t count;  /**< KW_FFT_LINES: the transforms in the batch */
+  int64_t rows;   /**< KW_FFT_PLANE: the rows */
+  int64_t length; /**< the points of one line, or the plane's columns */
+} kw_fft_shape;
+/** Options of kw_fft_plan_create; kw_fft_options_default fills the defaults. */
+typedef struct kw_fft_options {
+  int real;          /**< 0 (default): complex to complex; 1: forward real to complex (the half
+                          spectrum, n/2 + 1 points along the contiguous axis), inverse complex to
+                          real */
+  int normalization; /**< 0 (default, NumPy's): the inverse scaled by 1/N; 1: both by 1/sqrt(N);
+                          2: the forward by 1/N */
+  int layout;        /**< a kw_layout (default KW_ROW_MAJOR). Arrays are contiguous: row-major
+                          lines are `count` rows of `length`, column-major ones `length` x `count`;
+                          a plane is `rows` x `length` either way, and a real transform halves
+                          the contiguous axis */
+  int check_input;   /**< 1 (default): a non-finite input value is an error naming "in"; 0 skips
+                          that read */
+} kw_fft_options;
+/** Fills the defaults of kw_fft_options (does nothing for NULL). */
+void kw_fft_options_default(kw_fft_options* options);
+/** A plan for repeated transforms of one shape, type and memory (kernwerk::fft_plan): the
+ * vendor's plan (FFTW on the host, cuFFT on CUDA) and its work area, made once. */
+typedef struct kw_fft_plan kw_fft_plan;
+/** Makes *plan for arrays of `type` (complex values are interleaved real and imaginary parts of
+ * that type: C's float _Complex or double _Complex) in `memory`; options may be NULL. */
+kw_status kw_fft_plan_create(kw_type type, kw_memory memory, const kw_fft_shape* shape,
+                             const kw_fft_options* options, kw_fft_plan** plan);
+/** The forward transform of in into out (complex: in may be out). */
+kw_status kw_fft_forward(const kw_fft_plan* plan, const void* in, void* out);
+/** The inverse transform of in into out (complex: in may be out). */
+kw_status kw_fft_inverse(const kw_fft_plan* plan, const void* in, void* out);
+/** Destroys a plan (NULL is fine); call it before kw_finalize. */
+kw_status kw_fft_plan_destroy(kw_fft_plan* plan);
+
 /* ---- conjugate gradient -------------------------------------------------------------------- */
 /** What kw_cg_dense and kw_cg_csr did. */
 typedef struct kw_cg_result {

@@ -86,6 +86,9 @@ program fortran_api_test
   call expect_failure(stat, KW_INVALID_ARGUMENT, 'options.coeff', 'an unstable coefficient')
   call check(all(field == 1), 'field untouched')
 
+  call qr_checks()
+  call fft_checks()
+
   call kw_finalize()
   print '(a, i0, a)', 'fortran_api_test: ', failures, ' failures'
   if (failures /= 0) error stop 1
@@ -259,6 +262,147 @@ contains
       distance(q) = d(best)
     end do
   end subroutine
+
+  ! QR of column-major arrays against matmul: a = q r, q^T q = I, r upper triangular with a
+  ! non-negative diagonal; its factored form, apply_q and least squares; and its failures.
+  subroutine qr_checks()
+    real(real64) :: m(30, 7), q(30, 7), r(7, 7), qc(30, 30), rc(30, 7), f(30, 7), tau(7), c(30, 2), c0(30, 2)
+    real(real64) :: x(7, 2), v(30), xv(7), eye(7, 7)
+    real(real32) :: m32(30, 7), q32(30, 7), r32(7, 7)
+    integer :: i, j
+    logical :: generic
+    call random_number(m)
+    m = m - 0.5_real64
+    eye = 0
+    do i = 1, 7
+      eye(i, i) = 1
+    end do
+    do j = 1, 2
+      generic = j == 2
+      call kw_qr(m, q, r, generic=generic)
+      call check(maxval(abs(matmul(q, r) - m)) < 1e-13, 'qr: a = q r')
+      call check(maxval(abs(matmul(transpose(q), q) - eye)) < 1e-13, 'qr: q^T q = I')
+      call check(all([(all(r(i + 1:, i) == 0), i = 1, 7)]) .and. all([(r(i, i) >= 0, i = 1, 7)]), &
+                 'qr: r upper triangular, diagonal >= 0')
+      call kw_qr(m, qc, rc, generic=generic)
+      call check(maxval(abs(matmul(qc, rc) - m)) < 1e-13 .and. &
+                 maxval(abs(matmul(transpose(qc), qc) - reshape([(merge(1.0_real64, 0.0_real64, i / 30 == mod(i, 30)), &
+                                                                   i = 0, 899)], [30, 30]))) < 1e-13, &
+                 'qr complete: a = q r, q^T q = I')
+      call check(maxval(abs(rc(1:7, :) - r)) < 1e-13 .and. all(rc(8:, :) == 0), 'qr complete: r as the reduced one')
+      f = m
+      call kw_qr_factor(f, tau, generic=generic)
+      call random_number(c0)
+      c = c0
+      call kw_apply_q(f, tau, c, generic=generic)
+      call kw_apply_q(f, tau, c, transpose=.false., generic=generic)
+      call check(maxval(abs(c - c0)) < 1e-13, 'apply_q: q q^T c = c')
+      ! r of the factored form is r up to row signs
+      call check(maxval(abs([(abs(f(1:i, i)) - abs(r(1:i, i)), i = 1, 7)])) < 1e-12, 'qr_factor: |r|')
+      call kw_solve_least_squares(m, c0, x, generic=generic)
+      ! the normal equations hold at the solution: m^T (m x - c0) = 0
+      call check(maxval(abs(matmul(transpose(m), matmul(m, x) - c0))) < 1e-12, 'least squares: normal equations')
+      v = c0(:, 1)
+      call kw_solve_least_squares(m, v, xv, generic=generic)
+      call check(maxval(abs(xv - x(:, 1))) < 1e-12, 'least squares of a vector')
+    end do
+    m32 = real(m, real32)
+    call kw_qr(m32, q32, r32)
+    call check(maxval(abs(matmul(q32, r32) - m32)) < 1e-5, 'qr of real32')
+    q = 7
+    call kw_qr(m, q(:, 1:6), r, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'q: shape', 'qr with q of the wrong shape')
+    call kw_qr(m, q, r(1:6, :), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'r: shape', 'qr with r of the wrong shape')
+    call kw_qr(transpose(m), rc, q, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'a: has fewer rows than columns', 'qr of a wide matrix')
+    m(4, 5) = ieee_nan()
+    call kw_qr(m, q, r, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'a: ', 'qr of a NaN')
+    call check(all(q == 7), 'q untouched by the failures')
+    call kw_qr_factor(f, tau(1:6), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'tau: length 6', 'qr_factor with a short tau')
+    call kw_apply_q(f, tau, c(1:29, :), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'c: has 29 rows', 'apply_q with c of the wrong rows')
+    call kw_solve_least_squares(f, c0, x(1:6, :), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'x: shape', 'least squares with x of the wrong shape')
+  end subroutine
+
+  ! The transforms against a direct float64 DFT written here, and their failures.
+  subroutine fft_checks()
+    complex(real64) :: z(12), w(12), p(6, 5), pw(6, 5), expected(6, 5), half(4, 5)
+    complex(real32) :: z32(12), w32(12)
+    real(real64) :: re(6, 5), back(6, 5), parts(12, 2)
+    integer :: i, j
+    call random_number(parts)
+    z = cmplx(parts(:, 1), parts(:, 2), real64)
+    call kw_fft(z, w)
+    call check(maxval(abs(w - dft(z, .false.))) < 1e-13, 'fft of a line')
+    call kw_fft(w, inverse=.true.)
+    call check(maxval(abs(w - z)) < 1e-14, 'inverse fft in place')
+    call kw_fft(z, w, normalization="ortho")
+    call check(maxval(abs(w - dft(z, .false.) / sqrt(12.0_real64))) < 1e-13, 'ortho normalisation')
+    z32 = cmplx(z, kind=real32)
+    call kw_fft(z32, w32)
+    call check(maxval(abs(w32 - dft(z, .false.))) < 1e-5, 'fft of complex(real32)')
+    ! A plane: each column, then each row.
+    call random_number(re)
+    p = cmplx(re, 1 - re, real64)
+    do j = 1, 5
+      expected(:, j) = dft(p(:, j), .false.)
+    end do
+    do i = 1, 6
+      expected(i, :) = dft(expected(i, :), .false.)
+    end do
+    call kw_fft(p, pw)
+    call check(maxval(abs(pw - expected)) < 1e-13, 'fft of a plane')
+    call kw_fft(p, pw, lines=.true.)
+    call check(maxval(abs([(pw(:, j) - dft(p(:, j), .false.), j = 1, 5)])) < 1e-13, 'fft of lines (columns)')
+    ! Real data: the half spectrum of each column, and back.
+    call kw_fft(re, half, lines=.true.)
+    call check(maxval(abs([(half(:, j) - dft4(re(:, j)), j = 1, 5)])) < 1e-13, 'rfft of lines: the half spectrum')
+    call kw_fft(half, back, lines=.true.)
+    call check(maxval(abs(back - re)) < 1e-14, 'irfft of lines: back')
+    ! Failures.
+    w = 3
+    call kw_fft(z, w(1:11), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'output: shape', 'fft into a short output')
+    call kw_fft(re, pw(1:5, :), stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'output: shape', 'rfft into the wrong half spectrum')
+    call kw_fft(re, half, inverse=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'inverse', 'rfft asked for the inverse')
+    call kw_fft(z, w, normalization="none", stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'normalization', 'an unknown normalisation')
+    call kw_fft(z, w, lines=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'lines', 'lines of a rank-1 array')
+    z(3) = cmplx(ieee_nan(), 0, real64)
+    call kw_fft(z, w, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'in: holds a non-finite value', 'fft of a NaN')
+    call check(all(w == 3), 'output untouched by the failures')
+  end subroutine
+
+  ! The direct DFT of x (forward, or inverse unscaled).
+  function dft(x, inverse) result(y)
+    complex(real64), intent(in) :: x(:)
+    logical, intent(in) :: inverse
+    complex(real64) :: y(size(x))
+    integer :: j, k, n
+    real(real64) :: pi, sign
+    n = size(x)
+    pi = acos(-1.0_real64)
+    sign = merge(1.0_real64, -1.0_real64, inverse)
+    do k = 0, n - 1
+      y(k + 1) = sum([(x(j + 1) * exp(cmplx(0, sign * 2 * pi * mod(j * k, n) / n, real64)), j = 0, n - 1)])
+    end do
+  end function
+
+  ! The first 4 values (6 / 2 + 1) of the DFT of 6 real values.
+  function dft4(x) result(y)
+    real(real64), intent(in) :: x(6)
+    complex(real64) :: y(4), full(6)
+    full = dft(cmplx(x, 0, real64), .false.)
+    y = full(1:4)
+  end function
 
   real(real64) function ieee_nan()
     use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan

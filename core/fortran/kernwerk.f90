@@ -126,6 +126,24 @@ end module kernwerk_support
 !!   for symmetric positive-definite a(n, n); x holds the initial guess and receives the
 !!   solution; stops when ||r|| <= tolerance ||b|| (default 1e-8) or after max_iterations
 !!   (default n); iterations and residual (||r|| / ||b||) receive what it did.
+!! - `call kw_qr(a, q, r [, generic, stat])`: a = q r for a(m, n), m >= n: q(m, n) and r(n, n)
+!!   (reduced), or q(m, m) and r(m, n) (complete, chosen by q's shape); r is upper triangular
+!!   with a non-negative diagonal. generic = .true. takes Kernwerk's own Householder QR instead
+!!   of LAPACK's (or cuSOLVER's).
+!! - `call kw_qr_factor(a, tau [, generic, stat])`: LAPACK's factored form in place of a(m, n)
+!!   (r on and above the diagonal, the Householder vectors below), tau(n) their scalars.
+!! - `call kw_apply_q(factors, tau, c [, transpose, generic, stat])`: c = q^T c (the default)
+!!   or, with transpose = .false., c = q c, for the q of kw_qr_factor; c(m) or c(m, k).
+!! - `call kw_solve_least_squares(a, b, x [, generic, stat])`: the least-squares solution of
+!!   a x = b for a(m, n) of full column rank, b(m) and x(n), or b(m, k) and x(n, k).
+!! - `call kw_fft(input, output [, inverse, lines, normalization, stat])`, or in place
+!!   `call kw_fft(x [, inverse, lines, normalization, stat])`, with FFTW (host): the discrete
+!!   Fourier transform of a rank-1 array, or of a rank-2 one as a plane, or, with
+!!   lines = .true., of each of its columns. Complex to complex forward, or inverse with
+!!   inverse = .true.; real to complex is forward and gives the half spectrum, output(n1/2 + 1
+!!   [, n2]) for input(n1 [, n2]); complex to real is inverse, output's shape saying n1.
+!!   normalization is "backward" (the default: the inverse scaled by 1/N, as NumPy's),
+!!   "ortho" or "forward". A non-finite input is an error.
 module kernwerk
   use, intrinsic :: iso_c_binding
   use kernwerk_support
@@ -148,7 +166,8 @@ module kernwerk
             kw_diffuse, kw_diffuse_device, kw_sum, kw_dot, kw_norm2, kw_gemm, kw_cg, &
             kw_sphere_index_create, kw_sphere_index_create_device, kw_sphere_index_nearest, &
             kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy, &
-            kw_count_within, kw_within, kw_dbscan
+            kw_count_within, kw_within, kw_dbscan, kw_qr, kw_qr_factor, kw_apply_q, &
+            kw_solve_least_squares, kw_fft
 
   !> A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
   !! times with the answers of kw_nearest. Destroy it before kw_finalize.
@@ -168,6 +187,15 @@ module kernwerk
     integer(c_int) :: metric, degrees
     real(c_double) :: radius
     integer(c_int) :: border
+  end type
+
+  type, bind(C) :: fft_shape_c  ! kw_fft_shape
+    integer(c_int) :: form
+    integer(c_int64_t) :: count, rows, length
+  end type
+
+  type, bind(C) :: fft_options_c  ! kw_fft_options
+    integer(c_int) :: real, normalization, layout, check_input
   end type
 
   type, bind(C) :: cg_result_c
@@ -282,6 +310,53 @@ module kernwerk
       real(c_double), value :: tolerance
       type(cg_result_c), intent(inout) :: result
     end function
+    integer(c_int) function c_qr(type, memory, layout, mode, implementation, m, n, a, lda, q, ldq, r, ldr) &
+        bind(C, name="kw_qr")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: type, memory, layout, mode, implementation
+      integer(c_int64_t), value :: m, n, lda, ldq, ldr
+      type(c_ptr), value :: a, q, r
+    end function
+    integer(c_int) function c_qr_factor(type, memory, layout, implementation, m, n, a, lda, factors, ldf, tau) &
+        bind(C, name="kw_qr_factor")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: type, memory, layout, implementation
+      integer(c_int64_t), value :: m, n, lda, ldf
+      type(c_ptr), value :: a, factors, tau
+    end function
+    integer(c_int) function c_apply_q(type, memory, layout, product, implementation, m, n, factors, ldf, tau, &
+                                      columns, c, ldc) bind(C, name="kw_apply_q")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: type, memory, layout, product, implementation
+      integer(c_int64_t), value :: m, n, ldf, columns, ldc
+      type(c_ptr), value :: factors, tau, c
+    end function
+    integer(c_int) function c_solve_least_squares(type, memory, layout, implementation, m, n, a, lda, columns, &
+                                                  b, ldb, x, ldx) bind(C, name="kw_solve_least_squares")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: type, memory, layout, implementation
+      integer(c_int64_t), value :: m, n, lda, columns, ldb, ldx
+      type(c_ptr), value :: a, b, x
+    end function
+    integer(c_int) function c_fft_plan_create(type, memory, shape, options, plan) bind(C, name="kw_fft_plan_create")
+      import :: c_int, c_ptr, fft_shape_c, fft_options_c
+      integer(c_int), value :: type, memory
+      type(fft_shape_c), intent(in) :: shape
+      type(fft_options_c), intent(in) :: options
+      type(c_ptr), intent(out) :: plan
+    end function
+    integer(c_int) function c_fft_forward(plan, in, out) bind(C, name="kw_fft_forward")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+    end function
+    integer(c_int) function c_fft_inverse(plan, in, out) bind(C, name="kw_fft_inverse")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+    end function
+    integer(c_int) function c_fft_plan_destroy(plan) bind(C, name="kw_fft_plan_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
     integer(c_int) function c_index_create(type, memory, references, m, options, index) &
         bind(C, name="kw_sphere_index_create")
       import :: c_int, c_int64_t, c_ptr, nearest_options_c
@@ -342,6 +417,24 @@ module kernwerk
   end interface
   interface kw_cg
     module procedure cg_real32, cg_real64
+  end interface
+  interface kw_qr
+    module procedure qr_real32, qr_real64
+  end interface
+  interface kw_qr_factor
+    module procedure qr_factor_real32, qr_factor_real64
+  end interface
+  interface kw_apply_q
+    module procedure apply_q_real32, apply_q_real64, apply_q_vector_real32, apply_q_vector_real64
+  end interface
+  interface kw_solve_least_squares
+    module procedure lstsq_real32, lstsq_real64, lstsq_vector_real32, lstsq_vector_real64
+  end interface
+  interface kw_fft
+    module procedure fft_complex32, fft_complex64, fft_plane_complex32, fft_plane_complex64, &
+                     fft_in_place32, fft_in_place64, fft_plane_in_place32, fft_plane_in_place64, &
+                     rfft_real32, rfft_real64, rfft_plane_real32, rfft_plane_real64, &
+                     irfft_real32, irfft_real64, irfft_plane_real32, irfft_plane_real64
   end interface
 
 contains
@@ -1040,5 +1133,448 @@ contains
     end if
     call finish(status, stat)
   end subroutine
+
+  subroutine qr_real32(a, q, r, generic, stat)
+    real(real32), intent(in), target, contiguous :: a(:, :)
+    real(real32), intent(inout), target, contiguous :: q(:, :), r(:, :)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(qr_checked(KW_FLOAT32, shape(a, int64), shape(q, int64), shape(r, int64), c_loc(a), c_loc(q), &
+                           c_loc(r), generic), stat)
+  end subroutine
+
+  subroutine qr_factor_real32(a, tau, generic, stat)
+    real(real32), intent(inout), target, contiguous :: a(:, :), tau(:)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(qr_factor_checked(KW_FLOAT32, shape(a, int64), size(tau, kind=int64), c_loc(a), c_loc(tau), generic), &
+                stat)
+  end subroutine
+
+  subroutine apply_q_real32(factors, tau, c, transpose, generic, stat)
+    real(real32), intent(in), target, contiguous :: factors(:, :), tau(:)
+    real(real32), intent(inout), target, contiguous :: c(:, :)
+    logical, intent(in), optional :: transpose, generic
+    integer, intent(out), optional :: stat
+    call finish(apply_q_checked(KW_FLOAT32, shape(factors, int64), size(tau, kind=int64), shape(c, int64), &
+                                c_loc(factors), c_loc(tau), c_loc(c), transpose, generic), stat)
+  end subroutine
+
+  subroutine apply_q_vector_real32(factors, tau, c, transpose, generic, stat)
+    real(real32), intent(in), target, contiguous :: factors(:, :), tau(:)
+    real(real32), intent(inout), target, contiguous :: c(:)
+    logical, intent(in), optional :: transpose, generic
+    integer, intent(out), optional :: stat
+    call finish(apply_q_checked(KW_FLOAT32, shape(factors, int64), size(tau, kind=int64), [size(c, kind=int64), 1_int64], &
+                                c_loc(factors), c_loc(tau), c_loc(c), transpose, generic), stat)
+  end subroutine
+
+  subroutine lstsq_real32(a, b, x, generic, stat)
+    real(real32), intent(in), target, contiguous :: a(:, :), b(:, :)
+    real(real32), intent(inout), target, contiguous :: x(:, :)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(lstsq_checked(KW_FLOAT32, shape(a, int64), shape(b, int64), shape(x, int64), c_loc(a), c_loc(b), &
+                              c_loc(x), generic), stat)
+  end subroutine
+
+  subroutine lstsq_vector_real32(a, b, x, generic, stat)
+    real(real32), intent(in), target, contiguous :: a(:, :), b(:)
+    real(real32), intent(inout), target, contiguous :: x(:)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(lstsq_checked(KW_FLOAT32, shape(a, int64), [size(b, kind=int64), 1_int64], &
+                              [size(x, kind=int64), 1_int64], c_loc(a), c_loc(b), c_loc(x), generic), stat)
+  end subroutine
+
+  subroutine fft_complex32(input, output, inverse, lines, normalization, stat)
+    complex(real32), intent(in), target, contiguous :: input(:)
+    complex(real32), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 0, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine rfft_real32(input, output, inverse, lines, normalization, stat)
+    real(real32), intent(in), target, contiguous :: input(:)
+    complex(real32), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 1, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine irfft_real32(input, output, inverse, lines, normalization, stat)
+    complex(real32), intent(in), target, contiguous :: input(:)
+    real(real32), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 2, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_in_place32(x, inverse, lines, normalization, stat)
+    complex(real32), intent(inout), target, contiguous :: x(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 0, 1, &
+                            [size(x, kind=int64), 1_int64], [size(x, kind=int64), 1_int64], &
+                            c_loc(x), c_loc(x), inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_plane_complex32(input, output, inverse, lines, normalization, stat)
+    complex(real32), intent(in), target, contiguous :: input(:, :)
+    complex(real32), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 0, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine rfft_plane_real32(input, output, inverse, lines, normalization, stat)
+    real(real32), intent(in), target, contiguous :: input(:, :)
+    complex(real32), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 1, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine irfft_plane_real32(input, output, inverse, lines, normalization, stat)
+    complex(real32), intent(in), target, contiguous :: input(:, :)
+    real(real32), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 2, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_plane_in_place32(x, inverse, lines, normalization, stat)
+    complex(real32), intent(inout), target, contiguous :: x(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT32, 0, 2, shape(x, int64), shape(x, int64), c_loc(x), c_loc(x), inverse, lines, &
+                            normalization), stat)
+  end subroutine
+
+  subroutine qr_real64(a, q, r, generic, stat)
+    real(real64), intent(in), target, contiguous :: a(:, :)
+    real(real64), intent(inout), target, contiguous :: q(:, :), r(:, :)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(qr_checked(KW_FLOAT64, shape(a, int64), shape(q, int64), shape(r, int64), c_loc(a), c_loc(q), &
+                           c_loc(r), generic), stat)
+  end subroutine
+
+  subroutine qr_factor_real64(a, tau, generic, stat)
+    real(real64), intent(inout), target, contiguous :: a(:, :), tau(:)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(qr_factor_checked(KW_FLOAT64, shape(a, int64), size(tau, kind=int64), c_loc(a), c_loc(tau), generic), &
+                stat)
+  end subroutine
+
+  subroutine apply_q_real64(factors, tau, c, transpose, generic, stat)
+    real(real64), intent(in), target, contiguous :: factors(:, :), tau(:)
+    real(real64), intent(inout), target, contiguous :: c(:, :)
+    logical, intent(in), optional :: transpose, generic
+    integer, intent(out), optional :: stat
+    call finish(apply_q_checked(KW_FLOAT64, shape(factors, int64), size(tau, kind=int64), shape(c, int64), &
+                                c_loc(factors), c_loc(tau), c_loc(c), transpose, generic), stat)
+  end subroutine
+
+  subroutine apply_q_vector_real64(factors, tau, c, transpose, generic, stat)
+    real(real64), intent(in), target, contiguous :: factors(:, :), tau(:)
+    real(real64), intent(inout), target, contiguous :: c(:)
+    logical, intent(in), optional :: transpose, generic
+    integer, intent(out), optional :: stat
+    call finish(apply_q_checked(KW_FLOAT64, shape(factors, int64), size(tau, kind=int64), [size(c, kind=int64), 1_int64], &
+                                c_loc(factors), c_loc(tau), c_loc(c), transpose, generic), stat)
+  end subroutine
+
+  subroutine lstsq_real64(a, b, x, generic, stat)
+    real(real64), intent(in), target, contiguous :: a(:, :), b(:, :)
+    real(real64), intent(inout), target, contiguous :: x(:, :)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(lstsq_checked(KW_FLOAT64, shape(a, int64), shape(b, int64), shape(x, int64), c_loc(a), c_loc(b), &
+                              c_loc(x), generic), stat)
+  end subroutine
+
+  subroutine lstsq_vector_real64(a, b, x, generic, stat)
+    real(real64), intent(in), target, contiguous :: a(:, :), b(:)
+    real(real64), intent(inout), target, contiguous :: x(:)
+    logical, intent(in), optional :: generic
+    integer, intent(out), optional :: stat
+    call finish(lstsq_checked(KW_FLOAT64, shape(a, int64), [size(b, kind=int64), 1_int64], &
+                              [size(x, kind=int64), 1_int64], c_loc(a), c_loc(b), c_loc(x), generic), stat)
+  end subroutine
+
+  subroutine fft_complex64(input, output, inverse, lines, normalization, stat)
+    complex(real64), intent(in), target, contiguous :: input(:)
+    complex(real64), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 0, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine rfft_real64(input, output, inverse, lines, normalization, stat)
+    real(real64), intent(in), target, contiguous :: input(:)
+    complex(real64), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 1, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine irfft_real64(input, output, inverse, lines, normalization, stat)
+    complex(real64), intent(in), target, contiguous :: input(:)
+    real(real64), intent(inout), target, contiguous :: output(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 2, 1, &
+                            [size(input, kind=int64), 1_int64], [size(output, kind=int64), 1_int64], &
+                            c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_in_place64(x, inverse, lines, normalization, stat)
+    complex(real64), intent(inout), target, contiguous :: x(:)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 0, 1, &
+                            [size(x, kind=int64), 1_int64], [size(x, kind=int64), 1_int64], &
+                            c_loc(x), c_loc(x), inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_plane_complex64(input, output, inverse, lines, normalization, stat)
+    complex(real64), intent(in), target, contiguous :: input(:, :)
+    complex(real64), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 0, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine rfft_plane_real64(input, output, inverse, lines, normalization, stat)
+    real(real64), intent(in), target, contiguous :: input(:, :)
+    complex(real64), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 1, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine irfft_plane_real64(input, output, inverse, lines, normalization, stat)
+    complex(real64), intent(in), target, contiguous :: input(:, :)
+    real(real64), intent(inout), target, contiguous :: output(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 2, 2, shape(input, int64), shape(output, int64), c_loc(input), c_loc(output), &
+                            inverse, lines, normalization), stat)
+  end subroutine
+
+  subroutine fft_plane_in_place64(x, inverse, lines, normalization, stat)
+    complex(real64), intent(inout), target, contiguous :: x(:, :)
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    integer, intent(out), optional :: stat
+    call finish(fft_checked(KW_FLOAT64, 0, 2, shape(x, int64), shape(x, int64), c_loc(x), c_loc(x), inverse, lines, &
+                            normalization), stat)
+  end subroutine
+
+  ! KW_QR_GENERIC with generic = .true., else KW_QR_AUTOMATIC.
+  integer(c_int) function qr_path(generic)
+    logical, intent(in), optional :: generic
+    qr_path = 0
+    if (present(generic)) then
+      if (generic) qr_path = 1
+    end if
+  end function
+
+  function shape_text(extents) result(words)
+    integer(int64), intent(in) :: extents(2)
+    character(len=:), allocatable :: words
+    words = "(" // text(extents(1)) // ", " // text(extents(2)) // ")"
+  end function
+
+  ! a = q r; complete when q is m x m for m > n, reduced otherwise.
+  integer(c_int) function qr_checked(type, sa, sq, sr, a, q, r, generic) result(status)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sa(2), sq(2), sr(2)
+    type(c_ptr), intent(in) :: a, q, r
+    logical, intent(in), optional :: generic
+    integer(int64) :: m, n, q_columns, r_rows
+    integer(c_int) :: mode
+    m = sa(1)
+    n = sa(2)
+    mode = 0
+    if (sq(2) == m .and. m > n) mode = 1
+    q_columns = merge(m, n, mode == 1)
+    r_rows = q_columns
+    if (m < n) then
+      status = invalid("kw_qr", "a", "has fewer rows than columns, shape " // shape_text(sa) // ": QR here needs m >= n")
+    else if (any(sq /= [m, q_columns])) then
+      status = invalid("kw_qr", "q", "shape " // shape_text(sq) // " is neither (m, n) = " // shape_text([m, n]) // &
+                       " nor (m, m) = " // shape_text([m, m]))
+    else if (any(sr /= [r_rows, n])) then
+      status = invalid("kw_qr", "r", "shape " // shape_text(sr) // " is not " // shape_text([r_rows, n]) // &
+                       merge(" (complete: m x n)", " (reduced: n x n) ", mode == 1))
+    else
+      status = c_qr(int(type, c_int), host_memory, column_major, mode, qr_path(generic), m, n, a, max(1_int64, m), &
+                    q, max(1_int64, m), r, max(1_int64, r_rows))
+    end if
+  end function
+
+  integer(c_int) function qr_factor_checked(type, sa, ntau, a, tau, generic) result(status)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sa(2), ntau
+    type(c_ptr), intent(in) :: a, tau
+    logical, intent(in), optional :: generic
+    if (ntau /= sa(2)) then
+      status = invalid("kw_qr_factor", "tau", "length " // text(ntau) // " is not a's " // text(sa(2)) // " columns")
+    else
+      status = c_qr_factor(int(type, c_int), host_memory, column_major, qr_path(generic), sa(1), sa(2), a, &
+                           max(1_int64, sa(1)), a, max(1_int64, sa(1)), tau)
+    end if
+  end function
+
+  integer(c_int) function apply_q_checked(type, sf, ntau, sc, factors, tau, c, transpose, generic) result(status)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sf(2), ntau, sc(2)
+    type(c_ptr), intent(in) :: factors, tau, c
+    logical, intent(in), optional :: transpose, generic
+    integer(c_int) :: product
+    product = 0  ! q^T c
+    if (present(transpose)) then
+      if (.not. transpose) product = 1
+    end if
+    if (ntau /= sf(2)) then
+      status = invalid("kw_apply_q", "tau", "length " // text(ntau) // " is not factors' " // text(sf(2)) // " columns")
+    else if (sc(1) /= sf(1)) then
+      status = invalid("kw_apply_q", "c", "has " // text(sc(1)) // " rows, not the " // text(sf(1)) // " of factors")
+    else
+      status = c_apply_q(int(type, c_int), host_memory, column_major, product, qr_path(generic), sf(1), sf(2), &
+                         factors, max(1_int64, sf(1)), tau, sc(2), c, max(1_int64, sc(1)))
+    end if
+  end function
+
+  integer(c_int) function lstsq_checked(type, sa, sb, sx, a, b, x, generic) result(status)
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: sa(2), sb(2), sx(2)
+    type(c_ptr), intent(in) :: a, b, x
+    logical, intent(in), optional :: generic
+    if (sb(1) /= sa(1)) then
+      status = invalid("kw_solve_least_squares", "b", "has " // text(sb(1)) // " rows, not a's " // text(sa(1)))
+    else if (any(sx /= [sa(2), sb(2)])) then
+      status = invalid("kw_solve_least_squares", "x", "shape " // shape_text(sx) // " is not " // &
+                       shape_text([sa(2), sb(2)]) // " (a's columns by b's columns)")
+    else
+      status = c_solve_least_squares(int(type, c_int), host_memory, column_major, qr_path(generic), sa(1), sa(2), &
+                                     a, max(1_int64, sa(1)), sb(2), b, max(1_int64, sb(1)), x, max(1_int64, sx(1)))
+    end if
+  end function
+
+  ! One transform through a plan made for it. what: 0 complex to complex (inverse chooses), 1 real
+  ! to complex (forward), 2 complex to real (inverse). Shapes of rank-1 arrays are (n, 1).
+  integer(c_int) function fft_checked(type, what, rank, si, so, input, output, inverse, lines, normalization) &
+      result(status)
+    integer, intent(in) :: type, what, rank
+    integer(int64), intent(in) :: si(2), so(2)
+    type(c_ptr), intent(in) :: input, output
+    logical, intent(in), optional :: inverse, lines
+    character(*), intent(in), optional :: normalization
+    type(fft_shape_c) :: shape
+    type(fft_options_c) :: options
+    type(c_ptr) :: plan
+    integer(int64) :: signal(2), half(2)
+    logical :: backward, by_lines
+    integer(c_int) :: ignored
+    backward = .false.
+    by_lines = .false.
+    if (present(inverse)) backward = inverse
+    if (present(lines)) by_lines = lines
+    options = fft_options_c(merge(0, 1, what == 0), 0, column_major, 1)
+    signal = merge(so, si, what == 2)  ! the real side, or either side of a complex transform
+    half = signal
+    if (what /= 0) half(1) = signal(1) / 2 + 1
+    status = KW_SUCCESS
+    if (present(normalization)) then
+      select case (normalization)
+      case ("backward")
+        options%normalization = 0
+      case ("ortho")
+        options%normalization = 1
+      case ("forward")
+        options%normalization = 2
+      case default
+        status = invalid("kw_fft", "normalization", "is """ // normalization // &
+                         """, not ""backward"", ""ortho"" or ""forward""")
+      end select
+    end if
+    if (status /= KW_SUCCESS) then
+      return
+    else if (what == 1 .and. backward) then
+      status = invalid("kw_fft", "inverse", "is .true., but a real input is transformed forward (real to complex)")
+    else if (what == 2 .and. present(inverse) .and. .not. backward) then
+      status = invalid("kw_fft", "inverse", "is .false., but a complex input into a real output is the inverse " // &
+                       "(complex to real) transform")
+    else if (by_lines .and. rank == 1) then
+      status = invalid("kw_fft", "lines", "is .true. for a rank-1 array (one line already)")
+    else if (product(signal) == 0) then
+      status = invalid("kw_fft", merge("output", "input ", what == 2), "is empty")
+    else if (what == 0 .and. any(so /= si)) then
+      status = invalid("kw_fft", "output", "shape " // shape_text(so) // " is not the input's " // shape_text(si))
+    else if (what == 1 .and. any(so /= half)) then
+      status = invalid("kw_fft", "output", "shape " // shape_text(so) // " is not " // shape_text(half) // &
+                       ", the half spectrum (n1 / 2 + 1 along the first axis)")
+    else if (what == 2 .and. any(si /= half)) then
+      status = invalid("kw_fft", "input", "shape " // shape_text(si) // " is not " // shape_text(half) // &
+                       ", the half spectrum of the output's shape (n1 / 2 + 1 along the first axis)")
+    end if
+    if (status /= KW_SUCCESS) return
+    if (rank == 1) then
+      shape = fft_shape_c(0, 1_int64, 1_int64, signal(1))
+    else if (by_lines) then
+      shape = fft_shape_c(1, signal(2), 1_int64, signal(1))
+    else
+      shape = fft_shape_c(2, 1_int64, signal(1), signal(2))
+    end if
+    status = c_fft_plan_create(int(type, c_int), host_memory, shape, options, plan)
+    if (status /= KW_SUCCESS) return
+    if (what == 1 .or. (what == 0 .and. .not. backward)) then
+      status = c_fft_forward(plan, input, output)
+    else
+      status = c_fft_inverse(plan, input, output)
+    end if
+    ignored = c_fft_plan_destroy(plan)
+  end function
 
 end module kernwerk

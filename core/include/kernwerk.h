@@ -294,8 +294,10 @@ void kw_fft_options_default(kw_fft_options* options);
 /** A plan for repeated transforms of one shape, type and memory (kernwerk::fft_plan): the
  * vendor's plan (FFTW on the host, cuFFT on CUDA) and its work area, made once. */
 typedef struct kw_fft_plan kw_fft_plan;
-/** Makes *plan for arrays of `type` (complex values are interleaved real and imaginary parts of
- * that type: C's float _Complex or double _Complex) in `memory`; options may be NULL. */
+/** Makes *plan for arrays of `type` in `memory`; options may be NULL. Complex values are
+ * interleaved real and imaginary parts of that type (C's float _Complex and double _Complex,
+ * C++'s std::complex, Fortran's complex), and complex arrays must be aligned to the size of one
+ * value (8 bytes for float, 16 for double), as allocations are: a misaligned one is an error. */
 kw_status kw_fft_plan_create(kw_type type, kw_memory memory, const kw_fft_shape* shape,
                              const kw_fft_options* options, kw_fft_plan** plan);
 /** The forward transform of in into out (complex: in may be out). */

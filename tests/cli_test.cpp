@@ -1,12 +1,14 @@
 // The kernwerk command-line tool, run as a user runs it: good files, bad files, no partial output.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -437,7 +439,7 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
     int status;  // 2: the command line is wrong; 1: the run failed
   };
   for (const auto& bad : std::vector<bad_case>{
-           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes of values, but 4 x 4", 1},
+           {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes of values, but float32 of shape (4, 4) needs 64", 1},
            {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps", 1},
            {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff", 1},
            {"--size 10by10 --steps 2", "--size", 2},
@@ -454,4 +456,200 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
   const auto result = folder.run("diffuse --in " + nan_grid + " --rows 2 --columns 2 --steps 1 --out " + out);
   CHECK(result.status == 1);
   CHECK(result.err.find("value 1 (row 0, column 1) is not finite") != std::string::npos);
+}
+
+namespace {
+
+// Doubles from a raw file of T (float or double) values, or interleaved complex parts.
+template <class T>
+std::vector<double> read_raw(const std::string& path) {
+  const std::string bytes = slurp(path);
+  std::vector<T> typed(bytes.size() / sizeof(T));
+  std::memcpy(typed.data(), bytes.data(), typed.size() * sizeof(T));
+  return std::vector<double>(typed.begin(), typed.end());
+}
+
+// A direct float64 DFT of interleaved complex values: `lines` transforms of n points each.
+std::vector<double> direct_dft(const std::vector<double>& z, std::size_t lines, std::size_t n, bool inverse) {
+  std::vector<double> out(2 * lines * n);
+  const double pi = std::acos(-1.0), sign = inverse ? 1 : -1;
+  for (std::size_t l = 0; l < lines; ++l)
+    for (std::size_t k = 0; k < n; ++k) {
+      double re = 0, im = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double angle = sign * 2 * pi * double((j * k) % n) / double(n);
+        const double a = z[2 * (l * n + j)], b = z[2 * (l * n + j) + 1];
+        re += a * std::cos(angle) - b * std::sin(angle);
+        im += a * std::sin(angle) + b * std::cos(angle);
+      }
+      out[2 * (l * n + k)] = re;
+      out[2 * (l * n + k) + 1] = im;
+    }
+  return out;
+}
+
+double largest_gap(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("cli: qr of raw and .npy matrices") {
+  const scratch folder;
+  const std::size_t m = 30, n = 6;
+  std::vector<double> a(m * n);
+  for (std::size_t k = 0; k < a.size(); ++k) a[k] = std::sin(double(k * k % 101) + 0.5);
+  const auto raw = folder.write_binary<double>("a.f64", a);
+  const auto result = folder.run("qr --in " + raw + " --shape 30x6 --q " + folder.path("q.f64") + " --r " +
+                                 folder.path("r.f64"));
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  const auto q = read_raw<double>(folder.path("q.f64")), r = read_raw<double>(folder.path("r.f64"));
+  REQUIRE(q.size() == m * n);
+  REQUIRE(r.size() == n * n);
+  double residual = 0, orthogonality = 0, below = 0, negative = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double qr = 0;
+      for (std::size_t p = 0; p < n; ++p) qr += q[i * n + p] * r[p * n + j];
+      residual = std::max(residual, std::abs(qr - a[i * n + j]));
+    }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (std::size_t p = 0; p < m; ++p) dot += q[p * n + i] * q[p * n + j];
+      orthogonality = std::max(orthogonality, std::abs(dot - (i == j)));
+      if (i > j) below = std::max(below, std::abs(r[i * n + j]));
+    }
+  for (std::size_t i = 0; i < n; ++i) negative = std::min(negative, r[i * n + i]);
+  CHECK(residual < 1e-13);
+  CHECK(orthogonality < 1e-13);
+  CHECK(below == 0);
+  CHECK(negative == 0);
+
+  // A column-major float32 .npy, complete: .npy outputs of float32, (m, m) and (m, n).
+  const auto npy = folder.write("a.npy", npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (30, 6), }",
+                                                   array_bytes<float>(a, n, true)));
+  const auto complete = folder.run("qr --in " + npy + " --mode complete --implementation generic --q " +
+                                   folder.path("q.npy") + " --r " + folder.path("r.npy"));
+  INFO(complete.err);
+  REQUIRE(complete.status == 0);
+  const std::string q_file = slurp(folder.path("q.npy")), r_file = slurp(folder.path("r.npy"));
+  CHECK(q_file.find("{'descr': '<f4', 'fortran_order': False, 'shape': (30, 30), }") != std::string::npos);
+  CHECK(r_file.find("{'descr': '<f4', 'fortran_order': False, 'shape': (30, 6), }") != std::string::npos);
+  CHECK(q_file.size() % 4 == 0);
+  CHECK(q_file.size() - 30 * 30 * 4 == r_file.size() - 30 * 6 * 4);  // the same header length
+  std::vector<float> complete_r(30 * 6);
+  std::memcpy(complete_r.data(), r_file.data() + r_file.size() - complete_r.size() * 4, complete_r.size() * 4);
+  double gap = 0;
+  for (std::size_t i = 0; i < 30; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      gap = std::max(gap, std::abs(double(complete_r[i * n + j]) - (i < n ? r[i * n + j] : 0.0)));
+  CHECK(gap < 1e-4);
+
+  // Bad input names the option and writes nothing.
+  const auto nan_matrix = folder.write_binary<double>("nan.f64", {1.0, 2.0, std::nan(""), 4.0, 5.0, 6.0});
+  const auto complex_npy = folder.write("z.npy", npy_bytes("{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }",
+                                                           std::string(32, '\0')));
+  struct bad_case {
+    std::string arguments, message;
+    int status;
+  };
+  for (const auto& bad : std::vector<bad_case>{
+           {"--in " + nan_matrix + " --shape 3x2", "--in: ", 1},
+           {"--in " + nan_matrix + " --shape 2x3", "--in: has fewer rows than columns", 1},
+           {"--in " + nan_matrix + " --shape 4x2", "48 bytes of values", 1},
+           {"--in " + nan_matrix, "needs its shape", 1},
+           {"--in " + complex_npy, "complex128 values; QR here is of real matrices", 1},
+           {"--in " + npy + " --shape 30x6", "--shape is for raw files", 1},
+           {"--in " + raw + " --shape 30by6", "--shape", 2},
+           {"--in " + npy + " --mode thin", "--mode", 2}}) {
+    CAPTURE(bad.arguments);
+    const auto failed = folder.run("qr " + bad.arguments + " --q " + folder.path("bad-q.npy") + " --r " +
+                                   folder.path("bad-r.npy"));
+    CHECK(failed.status == bad.status);
+    CHECK(failed.err.find(bad.message) != std::string::npos);
+    CHECK(!exists(folder.path("bad-q.npy")));
+    CHECK(!exists(folder.path("bad-r.npy")));
+  }
+}
+
+TEST_CASE("cli: fft of lines, planes and real data against a direct DFT") {
+  const scratch folder;
+  const std::size_t lines = 3, n = 10;
+  std::vector<double> z(2 * lines * n);
+  for (std::size_t k = 0; k < z.size(); ++k) z[k] = std::cos(double(k * 7 % 23));
+  // complex128 lines in a .npy file (NumPy's axis -1), out raw
+  const auto npy = folder.write("z.npy", npy_bytes("{'descr': '<c16', 'fortran_order': False, 'shape': (3, 10), }",
+                                                   array_bytes<double>(z, 2 * n, false)));
+  auto result = folder.run("fft --in " + npy + " --out " + folder.path("spectrum.c128"));
+  INFO(result.err);
+  REQUIRE(result.status == 0);
+  CHECK(largest_gap(read_raw<double>(folder.path("spectrum.c128")), direct_dft(z, lines, n, false)) < 1e-13);
+  // the inverse of the spectrum, from raw complex128, back to z
+  result = folder.run("fft --inverse --in " + folder.path("spectrum.c128") + " --shape 3x10 --out " +
+                      folder.path("back.c128"));
+  REQUIRE(result.status == 0);
+  CHECK(largest_gap(read_raw<double>(folder.path("back.c128")), z) < 1e-14);
+  // a plane: the lines' transform, then the columns' (stride n)
+  result = folder.run("fft --plane --norm forward --in " + npy + " --out " + folder.path("plane.c128"));
+  REQUIRE(result.status == 0);
+  const auto by_rows = direct_dft(z, lines, n, false);
+  std::vector<double> column(2 * lines), expected(by_rows.size());
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i < lines; ++i)
+      column[2 * i] = by_rows[2 * (i * n + j)], column[2 * i + 1] = by_rows[2 * (i * n + j) + 1];
+    const auto t = direct_dft(column, 1, lines, false);
+    for (std::size_t i = 0; i < lines; ++i)
+      for (std::size_t part = 0; part < 2; ++part)
+        expected[2 * (i * n + j) + part] = t[2 * i + part] / double(lines * n);
+  }
+  CHECK(largest_gap(read_raw<double>(folder.path("plane.c128")), expected) < 1e-14);
+  // real float32 data of 11 points: the half spectrum (6), and back with --length 11
+  std::vector<double> x(11), widened(22, 0.0);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(3 * k) + 0.25), widened[2 * k] = x[k];
+  const auto real = folder.write_binary<float>("x.f32", x);
+  result = folder.run("fft --real --in " + real + " --shape 11 --out " + folder.path("half.c64"));
+  REQUIRE(result.status == 0);
+  const auto full = direct_dft(widened, 1, 11, false);
+  CHECK(largest_gap(read_raw<float>(folder.path("half.c64")), std::vector<double>(full.begin(), full.begin() + 12)) <
+        1e-5);
+  result = folder.run("fft --real --inverse --length 11 --in " + folder.path("half.c64") + " --shape 6 --out " +
+                      folder.path("x-back.npy"));
+  REQUIRE(result.status == 0);
+  const std::string back = slurp(folder.path("x-back.npy"));
+  CHECK(back.find("{'descr': '<f4', 'fortran_order': False, 'shape': (11,), }") != std::string::npos);
+  std::vector<float> values(11);
+  std::memcpy(values.data(), back.data() + back.size() - 44, 44);
+  CHECK(largest_gap(std::vector<double>(values.begin(), values.end()), x) < 1e-5);
+
+  // Bad input names the option and writes nothing.
+  std::vector<double> broken = z;
+  broken[5] = std::numeric_limits<double>::infinity();
+  const auto infinite = folder.write_binary<double>("inf.c128", broken);
+  struct bad_case {
+    std::string arguments, message;
+    int status;
+  };
+  for (const auto& bad : std::vector<bad_case>{
+           {"--in " + infinite + " --shape 30", "--in: holds a non-finite value", 1},
+           {"--in " + real + " --shape 11", "a complex transform takes complex values", 1},
+           {"--real --in " + npy, "--real (forward) takes real values", 1},
+           {"--real --inverse --length 9 --in " + npy, "--length: 9", 1},
+           {"--length 9 --in " + npy, "--length", 2},
+           {"--plane --in " + real + " --shape 11", "is not a plane's", 1},
+           {"--in " + npy + " --norm none", "--norm", 2}}) {
+    CAPTURE(bad.arguments);
+    const auto failed = folder.run("fft " + bad.arguments + " --out " + folder.path("bad.npy"));
+    CHECK(failed.status == bad.status);
+    CHECK(failed.err.find(bad.message) != std::string::npos);
+    CHECK(!exists(folder.path("bad.npy")));
+  }
+  const auto wrong_suffix = folder.run("fft --in " + npy + " --out " + folder.path("bad.f64"));
+  CHECK(wrong_suffix.status == 1);
+  CHECK(wrong_suffix.err.find("the output is complex128, which a .f64 file does not hold") != std::string::npos);
+  CHECK(!exists(folder.path("bad.f64")));
 }

@@ -107,5 +107,7 @@ int run_demo(const arguments& args);
 int run_diffuse(const arguments& args);
 int run_within(const arguments& args);
 int run_dbscan(const arguments& args);
+int run_qr(const arguments& args);
+int run_fft(const arguments& args);
 
 }  // namespace kernwerk::cli

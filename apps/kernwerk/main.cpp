@@ -69,6 +69,24 @@ const command_help commands[] = {
      "      .f32/.f64 grid (row-major, R x C). Writes\n"
      "      PREFIX.f32 (raw float32) and PREFIX.png (grayscale, min..max), and with --laplacian\n"
      "      PREFIX-laplacian.f32/.png; the time per step goes to stderr.\n"},
+    {"qr",
+     "  qr --in FILE --q FILE --r FILE [--mode reduced|complete] [--shape MxN]\n"
+     "     [--implementation auto|generic|vendor] [--backend B]\n"
+     "      A = Q R for the m x n matrix A (m >= n) in a float32 or float64 .npy file (either\n"
+     "      order) or a raw row-major .f32/.f64 one (--shape MxN). Q (m x n, or m x m with\n"
+     "      --mode complete) and R (n x n, or m x n) are written in A's type as .npy, or raw\n"
+     "      when named .f32/.f64; R is upper triangular with a non-negative diagonal. vendor is\n"
+     "      LAPACK or cuSOLVER, generic Kernwerk's own Householder QR.\n"},
+    {"fft",
+     "  fft --in FILE --out FILE [--inverse] [--real] [--plane] [--norm backward|ortho|forward]\n"
+     "      [--length L] [--shape N|RxC] [--backend B]\n"
+     "      The discrete Fourier transform of a 1-D array, of each row of a 2-D one (NumPy's\n"
+     "      fft along the last axis), or with --plane of a 2-D one (fft2). Complex to complex\n"
+     "      (complex64/complex128), or with --real real to complex (forward: the half spectrum,\n"
+     "      n / 2 + 1 values along the last axis, as rfft) and complex to real (--inverse: irfft,\n"
+     "      L values, default 2 (n - 1)). --norm as NumPy's (backward: the inverse scaled by\n"
+     "      1/N). Files are .npy, or raw .f32/.f64/.c64/.c128 (interleaved real and imaginary\n"
+     "      parts) with --shape; the output keeps the input's precision.\n"},
     {"info", "  info\n      Kernwerk and Kokkos versions, enabled backends and devices.\n"},
 };
 
@@ -102,7 +120,7 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                   {"--degrees"}),
         group);
   const bool known = command == "demo" || command == "diffuse" || command == "info" ||
-                     command == "within" || command == "dbscan";
+                     command == "within" || command == "dbscan" || command == "qr" || command == "fft";
   if (known && group.size() > 1)
     throw kernwerk::error("runs on one process; of the commands, nearest alone runs on MPI ranks "
                           "(start this one without mpirun)");
@@ -115,6 +133,12 @@ int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process
                "--implementation", "--backend"},
         {"--laplacian"}));
   if (command == "info") return kernwerk::cli::run_info(arguments(rest, {}, {}));
+  if (command == "qr")
+    return kernwerk::cli::run_qr(
+        arguments(rest, {"--in", "--q", "--r", "--mode", "--shape", "--implementation", "--backend"}, {}));
+  if (command == "fft")
+    return kernwerk::cli::run_fft(arguments(rest, {"--in", "--out", "--norm", "--length", "--shape", "--backend"},
+                                            {"--inverse", "--real", "--plane"}));
   if (command == "within")
     return kernwerk::cli::run_within(arguments(
         rest, {"--queries", "--points", "--distance", "--out", "--metric", "--radius", "--dim", "--backend"},

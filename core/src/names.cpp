@@ -1,5 +1,6 @@
 // Names of the option enums, as the command line and the C API spell them.
 #include "kernwerk/error.hpp"
+#include "kernwerk/fft.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/qr.hpp"
@@ -68,6 +69,23 @@ qr_mode parse_qr_mode(const std::string& text, const std::string& argument) {
 }
 
 const char* to_string(qr_mode mode) { return mode == qr_mode::complete ? "complete" : "reduced"; }
+
+fft_normalization parse_fft_normalization(const std::string& text, const std::string& argument) {
+  if (text == "backward") return fft_normalization::backward;
+  if (text == "ortho") return fft_normalization::ortho;
+  if (text == "forward") return fft_normalization::forward;
+  throw invalid_argument("parse_fft_normalization", argument,
+                         "'" + text + "' is not one of backward, ortho, forward");
+}
+
+const char* to_string(fft_normalization normalization) {
+  switch (normalization) {
+    case fft_normalization::backward: return "backward";
+    case fft_normalization::ortho: return "ortho";
+    case fft_normalization::forward: return "forward";
+  }
+  return "?";
+}
 
 metric_kind parse_metric(const std::string& text, const std::string& argument) {
   if (text == "haversine") return metric_kind::haversine;

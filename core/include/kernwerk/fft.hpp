@@ -72,6 +72,12 @@ enum class fft_normalization {
   forward,   ///< forward by 1/N, inverse unscaled
 };
 
+/// The normalisation named "backward", "ortho" or "forward" (NumPy's `norm`); anything else
+/// is kernwerk::invalid_argument naming `argument`.
+fft_normalization parse_fft_normalization(const std::string& text, const std::string& argument);
+/// The name parse_fft_normalization takes.
+const char* to_string(fft_normalization normalization);
+
 /// The memory order of the Views a plan takes.
 enum class fft_layout {
   row_major,     ///< LayoutRight: the last index contiguous (C, NumPy)

@@ -11,7 +11,7 @@ namespace {
 // DLPack's C ABI (dlpack.h, the unversioned tensor every producer still offers).
 enum dl_device_type : std::int32_t { dl_cpu = 1, dl_cuda = 2, dl_cuda_host = 3, dl_rocm = 10,
                                      dl_rocm_host = 11, dl_cuda_managed = 13 };
-enum dl_type_code : std::uint8_t { dl_int = 0, dl_uint = 1, dl_float = 2 };
+enum dl_type_code : std::uint8_t { dl_int = 0, dl_uint = 1, dl_float = 2, dl_complex = 5 };
 struct dl_device {
   std::int32_t device_type;
   std::int32_t device_id;
@@ -43,30 +43,25 @@ thread_local std::string current_function;
   throw py::value_error("kernwerk." + current_function + ": " + name + ": " + problem);
 }
 
-std::size_t size_of(element type) {
-  return type == element::float32 || type == element::int32 ? 4 : 8;
-}
+std::size_t size_of(element type) { return names_of(type).size; }
+
+const char* const known_types = "float32, float64, int32, int64, complex64, complex128";
 
 element element_of_typestr(const std::string& typestr, const std::string& name) {
   // "<f8": little-endian (or "|", no order) kind and size
-  if (typestr.size() == 3 && (typestr[0] == '<' || typestr[0] == '|' || typestr[0] == '=')) {
-    const std::string kind = typestr.substr(1);
-    if (kind == "f4") return element::float32;
-    if (kind == "f8") return element::float64;
-    if (kind == "i4") return element::int32;
-    if (kind == "i8") return element::int64;
-  }
-  fail(name, "element type '" + typestr + "' is none of float32, float64, int32, int64");
+  if (!typestr.empty() && (typestr[0] == '<' || typestr[0] == '|' || typestr[0] == '='))
+    for (const auto& e : element_table)
+      if (typestr.compare(1, std::string::npos, e.typestr + 1) == 0) return e.type;
+  fail(name, "element type '" + typestr + "' is none of " + known_types);
 }
 
-// The element of a buffer-protocol format ("d", "<f", "=q", ...).
+// The element of a buffer-protocol format ("d", "<f", "=q", "Zd", ...).
 element element_of_format(std::string format, std::size_t itemsize, const std::string& name) {
   if (!format.empty() && (format[0] == '<' || format[0] == '@' || format[0] == '=')) format.erase(0, 1);
-  if (format == "f" && itemsize == 4) return element::float32;
-  if (format == "d" && itemsize == 8) return element::float64;
-  if ((format == "i" || format == "l") && itemsize == 4) return element::int32;
-  if ((format == "l" || format == "q") && itemsize == 8) return element::int64;
-  fail(name, "element format '" + format + "' is none of float32, float64, int32, int64");
+  if (format == "l") format = itemsize == 4 ? "i" : "q";  // C's long, of either size
+  for (const auto& e : element_table)
+    if (format == e.format && itemsize == e.size) return e.type;
+  fail(name, "element format '" + format + "' is none of " + known_types);
 }
 
 void set_shape(array_ref& a, int rank, const std::int64_t* shape, const std::int64_t* strides,
@@ -148,7 +143,8 @@ array_ref from_dlpack(py::handle object, const std::string& name, borrowed& keep
   a.name = name;
   a.where = on_host ? place::host : place::device;
   a.writable = true;  // DLPack says nothing of it: the caller hands it over to be written
-  const std::string kind = t.dtype.code == dl_float ? "f" : t.dtype.code == dl_int ? "i" : "?";
+  const std::string kind = t.dtype.code == dl_float ? "f" : t.dtype.code == dl_int ? "i"
+                           : t.dtype.code == dl_complex ? "c" : "?";
   a.type = element_of_typestr("<" + kind + std::to_string(t.dtype.bits / 8), name);
   a.data = static_cast<char*>(t.data) + t.byte_offset;
   set_shape(a, t.ndim, t.shape, t.strides, 1, name);
@@ -212,9 +208,9 @@ array_ref describe(py::handle object, const std::string& name, bool writable, bo
 }
 
 element element_of(const std::string& dtype, const std::string& name) {
-  for (element type : {element::float32, element::float64, element::int32, element::int64})
-    if (dtype == dtype_name(type)) return type;
-  throw py::value_error(name + ": dtype '" + dtype + "' is none of float32, float64, int32, int64");
+  for (const auto& e : element_table)
+    if (dtype == e.dtype) return e.type;
+  throw py::value_error(name + ": dtype '" + dtype + "' is none of " + known_types);
 }
 
 device_array::device_array(std::vector<std::int64_t> shape_, element type_, bool zero)
@@ -238,15 +234,6 @@ py::tuple shape_of(const device_array& a) {
   return shape;
 }
 
-const char* typestr_of(element type) {
-  switch (type) {
-    case element::float32: return "<f4";
-    case element::float64: return "<f8";
-    case element::int32: return "<i4";
-    case element::int64: return "<i8";
-  }
-  return "?";
-}
 
 // A DLPack tensor over a DeviceArray, holding a reference to it until the consumer lets go.
 struct exported_tensor {
@@ -271,8 +258,9 @@ py::capsule dlpack_of(py::object self) {
   t.data = array.data;
   t.device = {std::string(device_backend()) == "hip" ? dl_rocm : dl_cuda, device_id()};
   t.ndim = std::int32_t(array.shape.size());
-  const bool integer = array.type == element::int32 || array.type == element::int64;
-  t.dtype = {std::uint8_t(integer ? dl_int : dl_float), std::uint8_t(8 * size_of(array.type)), 1};
+  const char kind = names_of(array.type).typestr[1];
+  t.dtype = {std::uint8_t(kind == 'i' ? dl_int : kind == 'c' ? dl_complex : dl_float),
+             std::uint8_t(8 * size_of(array.type)), 1};
   for (std::size_t d = 0; d < array.shape.size(); ++d) exported->shape[d] = array.shape[d];
   t.shape = exported->shape;
   t.strides = nullptr;
@@ -299,7 +287,7 @@ void bind_device_array(py::module_& module) {
       .def_property_readonly("__cuda_array_interface__", [](const device_array& a) {
         py::dict interface;
         interface["shape"] = shape_of(a);
-        interface["typestr"] = typestr_of(a.type);
+        interface["typestr"] = names_of(a.type).typestr;
         interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(a.data), false);
         interface["strides"] = py::none();
         interface["version"] = 3;

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -20,11 +22,13 @@
 #include "kernwerk/dbscan.hpp"
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/diffuse.hpp"
+#include "kernwerk/fft.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/integrate.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"
+#include "kernwerk/qr.hpp"
 #include "kernwerk/reductions.hpp"
 #include "kernwerk/within.hpp"
 
@@ -413,6 +417,186 @@ namespace {
 bool initialised_here = false;
 }
 
+namespace {
+
+// Calls action(view) with a 1-D or 2-D View of the array (QR's right-hand sides).
+template <class T, class Space, class Action>
+void with_vector_or_matrix(const char* fn, const array_ref& a, Action&& action) {
+  if (a.rank == 1) action(vector_of<T, Space>(fn, a));
+  else action(matrix_of<T, Space>(fn, a));
+}
+
+}  // namespace
+
+void qr(const array_ref& a, const array_ref& q, const array_ref& r, const std::string& mode,
+        const std::string& implementation) {
+  constexpr const char* fn = "qr";
+  require_like(fn, q, a, true);
+  require_like(fn, r, a, true);
+  require_writable(fn, q);
+  require_writable(fn, r);
+  qr_options options;
+  options.mode = parse_qr_mode(mode, "mode");
+  options.implementation = parse_qr_implementation(implementation, "implementation");
+  on_space_and_float(fn, a, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::qr(space, matrix_of<const T, Space>(fn, a), matrix_of<T, Space>(fn, q), matrix_of<T, Space>(fn, r),
+                 options);
+  });
+}
+
+void qr_factor(const array_ref& a, const array_ref& factors, const array_ref& tau,
+               const std::string& implementation) {
+  constexpr const char* fn = "qr_factor";
+  require_like(fn, factors, a, true);
+  require_like(fn, tau, a, true);
+  require_writable(fn, factors);
+  require_writable(fn, tau);
+  qr_options options;
+  options.implementation = parse_qr_implementation(implementation, "implementation");
+  on_space_and_float(fn, a, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    kernwerk::qr_factor(space, matrix_of<const T, Space>(fn, a), matrix_of<T, Space>(fn, factors),
+                        vector_of<T, Space>(fn, tau), options);
+  });
+}
+
+void apply_q(const array_ref& factors, const array_ref& tau, const array_ref& c, bool transpose,
+             const std::string& implementation) {
+  constexpr const char* fn = "apply_q";
+  require_like(fn, tau, factors, true);
+  require_like(fn, c, factors, true);
+  require_writable(fn, c);
+  apply_q_options options;
+  options.product = transpose ? qr_product::q_transpose_c : qr_product::q_c;
+  options.implementation = parse_qr_implementation(implementation, "implementation");
+  on_space_and_float(fn, factors, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    with_vector_or_matrix<T, Space>(fn, c, [&](const auto& cv) {
+      kernwerk::apply_q(space, matrix_of<const T, Space>(fn, factors), vector_of<const T, Space>(fn, tau), cv, options);
+    });
+  });
+}
+
+void solve_least_squares(const array_ref& a, const array_ref& b, const array_ref& x,
+                         const std::string& implementation) {
+  constexpr const char* fn = "solve_least_squares";
+  require_like(fn, b, a, true);
+  require_like(fn, x, a, true);
+  require_writable(fn, x);
+  if (b.rank != x.rank) reject(fn, x, "must have b's rank (" + std::to_string(b.rank) + "-D)");
+  qr_options options;
+  options.implementation = parse_qr_implementation(implementation, "implementation");
+  on_space_and_float(fn, a, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    const auto av = matrix_of<const T, Space>(fn, a);
+    if (b.rank == 1)
+      kernwerk::solve_least_squares(space, av, vector_of<const T, Space>(fn, b), vector_of<T, Space>(fn, x), options);
+    else
+      kernwerk::solve_least_squares(space, av, matrix_of<const T, Space>(fn, b), matrix_of<T, Space>(fn, x), options);
+  });
+}
+
+namespace {
+
+// The plans of recent transforms, by everything that makes one (space, precision, shape,
+// options). A plan holds the vendor's plan and work area; Python code calls fft in loops.
+class fft_plans {
+ public:
+  template <class Space, class Real>
+  std::shared_ptr<const fft_plan<Space, Real>> get(const fft_shape& shape, const fft_options& options) {
+    const std::string key = std::string(Space::name()) + (std::is_same_v<Real, float> ? "/f32/" : "/f64/") +
+                            std::to_string(int(shape.form)) + "/" + std::to_string(shape.count) + "/" +
+                            std::to_string(shape.rows) + "/" + std::to_string(shape.length) + "/" +
+                            std::to_string(int(options.kind)) + "/" + std::to_string(int(options.normalization));
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto found = plans_.find(key);
+    if (found != plans_.end()) return std::static_pointer_cast<const fft_plan<Space, Real>>(found->second);
+    auto made = std::make_shared<const fft_plan<Space, Real>>(Space(), shape, options);
+    if (plans_.size() >= 16) plans_.clear();
+    plans_.emplace(key, made);
+    return made;
+  }
+  void clear() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    plans_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const void>> plans_;
+};
+
+fft_plans& kept_plans() {
+  static fft_plans plans;
+  return plans;
+}
+
+}  // namespace
+
+void fft(const array_ref& in, const array_ref& out, const std::string& form, bool inverse, bool real,
+         const std::string& normalization, std::int64_t length) {
+  constexpr const char* fn = "fft";
+  require_like(fn, out, in, false);
+  require_writable(fn, out);
+  const bool single = in.type == element::float32 || in.type == element::complex64;
+  const bool in_complex = in.type == element::complex64 || in.type == element::complex128;
+  const bool out_complex = out.type == element::complex64 || out.type == element::complex128;
+  const bool out_single = out.type == element::float32 || out.type == element::complex64;
+  if (!in_complex && in.type != element::float32 && in.type != element::float64)
+    reject(fn, in, std::string("must be float32, float64, complex64 or complex128, got ") + dtype_name(in.type));
+  if (out_single != single)
+    reject(fn, out, std::string("is ") + dtype_name(out.type) + ", of another precision than " + in.name + "'s " +
+                        dtype_name(in.type));
+  fft_options options;
+  options.kind = real ? fft_kind::real : fft_kind::complex;
+  options.normalization = parse_fft_normalization(normalization, "norm");
+  const std::int64_t rows = in.rank == 2 ? in.extent[0] : 1;
+  fft_shape shape;
+  if (form == "line") shape = fft_shape::line(length);
+  else if (form == "lines") shape = fft_shape::lines(rows, length);
+  else if (form == "plane") shape = fft_shape::plane(rows, length);
+  else throw invalid_argument(fn, "form", "'" + form + "' is not one of line, lines, plane");
+  on_space(fn, in, [&](auto space) {
+    using Space = decltype(space);
+    const auto run = [&](auto zero) {
+      using Real = decltype(zero);
+      using complex = Kokkos::complex<Real>;
+      const auto plan = kept_plans().get<Space, Real>(shape, options);
+      const auto go = [&](auto source, auto target) {
+        using in_value = typename decltype(source)::non_const_value_type;
+        using out_value = typename decltype(target)::non_const_value_type;
+        if constexpr (std::is_same_v<in_value, Real> && std::is_same_v<out_value, Real>)
+          reject(fn, out, "is real, as " + in.name + " is: a transform has a complex side");
+        else if (inverse) plan->inverse(source, target);
+        else plan->forward(source, target);
+      };
+      const auto with_out = [&](const auto& source) {
+        if (out_complex) {
+          if (out.rank == 1) go(source, vector_of<complex, Space>(fn, out));
+          else go(source, matrix_of<complex, Space>(fn, out));
+        } else {
+          if (out.rank == 1) go(source, vector_of<Real, Space>(fn, out));
+          else go(source, matrix_of<Real, Space>(fn, out));
+        }
+      };
+      if (in_complex) {
+        if (in.rank == 1) with_out(vector_of<const complex, Space>(fn, in));
+        else with_out(matrix_of<const complex, Space>(fn, in));
+      } else {
+        if (in.rank == 1) with_out(vector_of<const Real, Space>(fn, in));
+        else with_out(matrix_of<const Real, Space>(fn, in));
+      }
+    };
+    if (single) run(float());
+    else run(double());
+  });
+}
+
 void initialize() {
   if (Kokkos::is_initialized()) return;
   // Kokkos' OpenMP backend warns when OMP_PROC_BIND is unset; in a Python process the binding
@@ -429,6 +613,7 @@ void initialize() {
 }
 
 void finalize() {
+  kept_plans().clear();  // the vendors' plans go before Kokkos does
   if (initialised_here && Kokkos::is_initialized()) Kokkos::finalize();
   initialised_here = false;
 }

@@ -11,19 +11,31 @@
 
 namespace kernwerk::python {
 
-enum class element { float32, float64, int32, int64 };
+enum class element { float32, float64, int32, int64, complex64, complex128 };
 enum class place { host, device };
 
-// NumPy's name of an element type.
-inline const char* dtype_name(element type) {
-  switch (type) {
-    case element::float32: return "float32";
-    case element::float64: return "float64";
-    case element::int32: return "int32";
-    case element::int64: return "int64";
-  }
-  return "?";
+// What Python calls each element type: NumPy's dtype name, the array interfaces' typestr
+// (little-endian) and the buffer protocol's format.
+struct element_names {
+  element type;
+  const char* dtype;
+  const char* typestr;
+  const char* format;
+  unsigned size;  // bytes
+};
+inline constexpr element_names element_table[] = {
+    {element::float32, "float32", "<f4", "f", 4},       {element::float64, "float64", "<f8", "d", 8},
+    {element::int32, "int32", "<i4", "i", 4},           {element::int64, "int64", "<i8", "q", 8},
+    {element::complex64, "complex64", "<c8", "Zf", 8},  {element::complex128, "complex128", "<c16", "Zd", 16}};
+
+inline const element_names& names_of(element type) {
+  for (const auto& e : element_table)
+    if (e.type == type) return e;
+  return element_table[1];
 }
+
+// NumPy's name of an element type.
+inline const char* dtype_name(element type) { return names_of(type).dtype; }
 
 // A caller's array where it lies, as Python described it: no copy is made of it.
 struct array_ref {
@@ -81,6 +93,24 @@ double norm2(const array_ref& x);
 void gemm(double alpha, const array_ref& a, const array_ref& b, double beta, const array_ref& c,
           const std::string& implementation);
 void matmul_colsum(const array_ref& a, const array_ref& b, const array_ref& out);
+
+// QR (kernwerk/qr.hpp); mode "reduced" or "complete", implementation "auto", "generic" or
+// "vendor". c and b, x of apply_q and solve_least_squares are 1-D or 2-D.
+void qr(const array_ref& a, const array_ref& q, const array_ref& r, const std::string& mode,
+        const std::string& implementation);
+void qr_factor(const array_ref& a, const array_ref& factors, const array_ref& tau,
+               const std::string& implementation);
+void apply_q(const array_ref& factors, const array_ref& tau, const array_ref& c, bool transpose,
+             const std::string& implementation);
+void solve_least_squares(const array_ref& a, const array_ref& b, const array_ref& x,
+                         const std::string& implementation);
+
+// A transform (kernwerk/fft.hpp) of C-contiguous arrays: form "line" (1-D), "lines" (2-D, along
+// the last axis) or "plane"; real: forward real to complex, inverse complex to real;
+// normalization "backward", "ortho" or "forward". `length` is the signal's last extent. Plans
+// are kept for reuse (up to 16, until finalize()).
+void fft(const array_ref& in, const array_ref& out, const std::string& form, bool inverse, bool real,
+         const std::string& normalization, std::int64_t length);
 
 struct cg_outcome {
   std::int64_t iterations = 0;

@@ -178,6 +178,41 @@ PYBIND11_MODULE(_core, m) {
     const array_ref rc = describe(c, "c", true, keep);
     translated("gemm", {}, [&] { gemm(alpha, ra, rb, beta, rc, implementation); });
   });
+  m.def("qr", [](py::handle a, py::handle q, py::handle r, const std::string& mode, const std::string& implementation) {
+    borrowed keep("qr");
+    const array_ref ra = describe(a, "a", false, keep), rq = describe(q, "q", true, keep);
+    const array_ref rr = describe(r, "r", true, keep);
+    translated("qr", {{"options.implementation", "implementation"}}, [&] { qr(ra, rq, rr, mode, implementation); });
+  });
+  m.def("qr_factor", [](py::handle a, py::handle factors, py::handle tau, const std::string& implementation) {
+    borrowed keep("qr_factor");
+    const array_ref ra = describe(a, "a", false, keep), rf = describe(factors, "factors", true, keep);
+    const array_ref rt = describe(tau, "tau", true, keep);
+    translated("qr_factor", {{"options.implementation", "implementation"}},
+               [&] { qr_factor(ra, rf, rt, implementation); });
+  });
+  m.def("apply_q", [](py::handle factors, py::handle tau, py::handle c, bool transpose,
+                      const std::string& implementation) {
+    borrowed keep("apply_q");
+    const array_ref rf = describe(factors, "factors", false, keep), rt = describe(tau, "tau", false, keep);
+    const array_ref rc = describe(c, "c", true, keep);
+    translated("apply_q", {{"options.implementation", "implementation"}},
+               [&] { apply_q(rf, rt, rc, transpose, implementation); });
+  });
+  m.def("solve_least_squares", [](py::handle a, py::handle b, py::handle x, const std::string& implementation) {
+    borrowed keep("solve_least_squares");
+    const array_ref ra = describe(a, "a", false, keep), rb = describe(b, "b", false, keep);
+    const array_ref rx = describe(x, "out", true, keep);
+    translated("solve_least_squares", {{"options.implementation", "implementation"}, {"x", "out"}},
+               [&] { solve_least_squares(ra, rb, rx, implementation); });
+  });
+  m.def("fft", [](const char* function, py::handle x, py::handle out, const std::string& form, bool inverse,
+                  bool real, const std::string& norm, std::int64_t length) {
+    borrowed keep(function);
+    const array_ref rx = describe(x, "x", false, keep), ro = describe(out, "out", true, keep);
+    translated(function, {{"in", "x"}, {"shape", "x"}},
+               [&] { fft(rx, ro, form, inverse, real, norm, length); });
+  });
   m.def("matmul_colsum", [](py::handle a, py::handle b, py::handle out) {
     borrowed keep("matmul_colsum");
     const array_ref ra = describe(a, "a", false, keep), rb = describe(b, "b", false, keep);

@@ -171,3 +171,29 @@ def test_mixed_and_foreign_places_are_refused():
     with pytest.raises(ValueError, match=r"kernwerk\.nearest: out\[1\]: is a host array"):
         kw.nearest(cp.asarray(obs), cp.asarray(ref),
                    out=(cp.empty((10, 1), cp.int64), np.empty((10, 1))))
+
+
+def test_qr_and_fft_on_device_arrays(xp):
+    a = RNG.normal(size=(500, 60))
+    for implementation in ("vendor", "generic"):
+        q, r = kw.qr(xp.device(a), implementation=implementation)
+        assert xp.is_ours(q) and xp.is_ours(r)
+        q, r = xp.host(q), xp.host(r)
+        assert np.linalg.norm(q @ r - a) <= 1e-13 * np.linalg.norm(a)
+        assert np.linalg.norm(q.T @ q - np.eye(60)) <= 1e-12
+        assert np.all(np.tril(r, -1) == 0) and np.all(np.diag(r) >= 0)
+    b = RNG.normal(size=500)
+    x = kw.solve_least_squares(xp.device(a), xp.device(b))
+    assert np.allclose(xp.host(x), np.linalg.lstsq(a, b, rcond=None)[0], rtol=1e-11, atol=1e-12)
+    z = RNG.normal(size=(8, 1000)) + 1j * RNG.normal(size=(8, 1000))
+    spectrum = kw.fft(xp.device(z))
+    assert xp.is_ours(spectrum)
+    assert np.allclose(xp.host(spectrum), np.fft.fft(z), rtol=1e-13, atol=1e-11)
+    assert np.allclose(xp.host(kw.fft2(xp.device(z), norm="ortho")), np.fft.fft2(z, norm="ortho"), rtol=1e-13,
+                       atol=1e-12)
+    real = RNG.normal(size=(8, 1000)).astype(np.float32)
+    half = kw.rfft(xp.device(real))
+    assert np.allclose(xp.host(half), np.fft.rfft(real), rtol=1e-5, atol=1e-3)
+    assert np.allclose(xp.host(kw.irfft(half, n=1000)), real, rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="kernwerk.fft: out: is a host array"):
+        kw.fft(xp.device(z), out=np.empty_like(z))

@@ -362,3 +362,159 @@ def test_device_arrays_are_refused_by_a_host_build():
 
     with pytest.raises(ValueError, match=r"obs: is a GPU array, but this Kernwerk build has no GPU"):
         kw.nearest(FakeDeviceArray(), np.zeros((3, 2)))
+
+
+# ---- QR and FFT ----------------------------------------------------------------------------
+
+def _qr_checks(a, q, r, tolerance):
+    """a = q r, q^T q = I, r upper triangular with a non-negative diagonal, |r| as NumPy's."""
+    scale = max(np.linalg.norm(a), 1.0)
+    assert np.linalg.norm(q @ r - a) <= tolerance * scale
+    assert np.linalg.norm(q.T @ q - np.eye(q.shape[1])) <= tolerance * q.shape[1]
+    assert np.all(np.tril(r, -1) == 0) and np.all(np.diag(r) >= 0)
+
+
+@pytest.mark.parametrize("implementation", ["auto", "vendor", "generic"])
+@pytest.mark.parametrize("shape", [(300, 70), (64, 64), (1, 1), (5000, 3)])
+def test_qr_against_numpy(implementation, shape):
+    a = RNG.normal(size=shape)
+    q, r = kw.qr(a, implementation=implementation)
+    assert q.shape == (shape[0], shape[1]) and r.shape == (shape[1], shape[1])
+    _qr_checks(a, q, r, 1e-13)
+    reference = np.linalg.qr(a)[1]
+    assert np.allclose(np.abs(r), np.abs(reference), rtol=1e-10, atol=1e-12)
+    qc, rc = kw.qr(a, mode="complete", implementation=implementation)
+    assert qc.shape == (shape[0], shape[0]) and rc.shape == shape
+    _qr_checks(a, qc, rc, 1e-13)
+
+
+@pytest.mark.parametrize("implementation", ["vendor", "generic"])
+def test_qr_of_hard_matrices(implementation):
+    """Rank-deficient, Hilbert and Kahan matrices: q stays orthonormal and a = q r holds."""
+    n = 40
+    hilbert = 1.0 / (np.arange(n)[:, None] + np.arange(n)[None, :] + 1)
+    theta = 1.2
+    s, c = np.sin(theta), np.cos(theta)
+    kahan = np.diag(s ** np.arange(n)) @ (np.eye(n) - c * np.triu(np.ones((n, n)), 1))
+    low_rank = RNG.normal(size=(60, 5)) @ RNG.normal(size=(5, 30))
+    duplicated = np.repeat(RNG.normal(size=(50, 1)), 8, axis=1)
+    for a in (hilbert, kahan, low_rank, duplicated, np.zeros((6, 4))):
+        q, r = kw.qr(a, implementation=implementation)
+        _qr_checks(a, q, r, 1e-13)
+
+
+def test_qr_float32_and_strided_input():
+    a = RNG.normal(size=(200, 40))
+    q, r = kw.qr(a.astype(np.float32))
+    assert q.dtype == np.float32
+    _qr_checks(a.astype(np.float32).astype(np.float64), q.astype(np.float64), r.astype(np.float64), 2e-5)
+    q, r = kw.qr(np.asfortranarray(a)[::2])  # strided rows, column-major
+    _qr_checks(a[::2], q, r, 1e-13)
+
+
+def test_qr_factor_apply_q_and_least_squares():
+    a, b = RNG.normal(size=(120, 17)), RNG.normal(size=(120, 3))
+    factors, tau = kw.qr_factor(a)
+    raw, raw_tau = np.linalg.qr(a, mode="raw")  # LAPACK's geqrf, transposed
+    assert np.allclose(np.abs(np.triu(factors[:17])), np.abs(np.triu(raw.T[:17])), rtol=1e-10, atol=1e-12)
+    assert tau.shape == raw_tau.shape == (17,)
+    c = b.copy()
+    kw.apply_q(factors, tau, c)
+    kw.apply_q(factors, tau, c, transpose=False)
+    assert np.allclose(c, b, rtol=0, atol=1e-13)
+    expected = np.linalg.lstsq(a, b, rcond=None)[0]
+    assert np.allclose(kw.solve_least_squares(a, b), expected, rtol=1e-11, atol=1e-12)
+    assert np.allclose(kw.solve_least_squares(a, b[:, 0]), expected[:, 0], rtol=1e-11, atol=1e-12)
+    same = a.copy()
+    kw.qr_factor(same, out=(same, np.empty(17)))  # in place
+    assert np.array_equal(same, factors)
+
+
+def test_qr_tall_and_skinny():
+    a = RNG.normal(size=(1 << 20, 16))
+    q, r = kw.qr(a)
+    _qr_checks(a, q, r, 1e-12)
+
+
+def test_qr_failures_name_the_argument_and_write_nothing():
+    a = RNG.normal(size=(30, 8))
+    q, r = np.full((30, 8), 7.0), np.full((8, 8), 7.0)
+    bad = a.copy()
+    bad[3, 4] = np.inf
+    for call, fragment in [(lambda: kw.qr(bad, out=(q, r)), "kernwerk.qr: a:"),
+                           (lambda: kw.qr(a.T, out=(q.T, r)), "a: has fewer rows"),
+                           (lambda: kw.qr(a, out=(q[:, :7], r)), "kernwerk.qr: q:"),
+                           (lambda: kw.qr(a, out=(q, r[:7])), "kernwerk.qr: r:"),
+                           (lambda: kw.qr(a, mode="raw"), "mode"),
+                           (lambda: kw.qr(np.zeros((0, 0))), "a: is empty"),
+                           (lambda: kw.qr(a, out=(q.astype(np.float32), r)), "q: is float32"),
+                           (lambda: kw.solve_least_squares(np.zeros((5, 2)), np.ones(5)), "a:")]:
+        with pytest.raises(ValueError, match=fragment):
+            call()
+    assert np.all(q == 7) and np.all(r == 7)
+
+
+def _complex(shape, dtype=np.complex128):
+    return (RNG.normal(size=shape) + 1j * RNG.normal(size=shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("shape", [(1,), (97,), (1024,), (6, 40), (3, 1)])
+def test_fft_against_numpy(norm, shape):
+    x = _complex(shape)
+    n = shape[-1]
+    tolerance = 1e-15 * np.linalg.norm(x) * max(1, np.log2(n)) * 8
+    assert np.linalg.norm(kw.fft(x, norm=norm) - np.fft.fft(x, norm=norm)) <= tolerance * np.sqrt(n)
+    assert np.linalg.norm(kw.ifft(x, norm=norm) - np.fft.ifft(x, norm=norm)) <= tolerance * np.sqrt(n)
+    real = RNG.normal(size=shape)
+    assert np.allclose(kw.rfft(real, norm=norm), np.fft.rfft(real, norm=norm), rtol=1e-13, atol=1e-13)
+    half = np.fft.rfft(real)
+    for length in {n, max(1, 2 * (half.shape[-1] - 1))}:
+        expected = np.fft.irfft(half, n=length, norm=norm)
+        assert np.abs(kw.irfft(half, n=length, norm=norm) - expected).max() <= 1e-13 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (33, 20), (1, 7)])
+def test_fft2_against_numpy(shape):
+    x, real = _complex(shape), RNG.normal(size=shape)
+    assert np.allclose(kw.fft2(x), np.fft.fft2(x), rtol=1e-13, atol=1e-12)
+    assert np.allclose(kw.ifft2(x, norm="ortho"), np.fft.ifft2(x, norm="ortho"), rtol=1e-13, atol=1e-13)
+    assert np.allclose(kw.rfft2(real), np.fft.rfft2(real), rtol=1e-13, atol=1e-12)
+    half = np.fft.rfft2(real)
+    assert np.allclose(kw.irfft2(half, n=shape[1]), np.fft.irfft2(half, s=shape), rtol=1e-13, atol=1e-13)
+
+
+def test_fft_round_trips_parseval_float32_and_in_place():
+    x = _complex((4, 4096))
+    spectrum = kw.fft(x)
+    assert np.allclose(kw.ifft(spectrum), x, rtol=0, atol=1e-14)
+    # Parseval: sum |x|^2 = sum |X|^2 / n, per line
+    assert np.allclose((np.abs(x) ** 2).sum(1), (np.abs(spectrum) ** 2).sum(1) / 4096, rtol=1e-13)
+    single = x.astype(np.complex64)
+    assert kw.fft(single).dtype == np.complex64
+    assert np.allclose(kw.fft(single), np.fft.fft(x), rtol=0, atol=1e-3)
+    assert kw.irfft(kw.rfft(x.real.astype(np.float32))).dtype == np.float32
+    inplace = x.copy()
+    assert kw.fft(inplace, out=inplace) is inplace
+    assert np.allclose(inplace, np.fft.fft(x), rtol=1e-13, atol=1e-12)
+    # a transposed (Fortran-ordered) input is copied to a contiguous one first
+    assert np.allclose(kw.fft(x[:, :64].T), np.fft.fft(x[:, :64].T), rtol=1e-13, atol=1e-12)
+
+
+def test_fft_failures_name_the_argument_and_write_nothing():
+    x, out = _complex(16), np.full(16, 3 + 3j)
+    bad = x.copy()
+    bad[5] = np.nan
+    for call, fragment in [(lambda: kw.fft(bad, out=out), "kernwerk.fft: x: holds a non-finite value"),
+                           (lambda: kw.fft(x.real), "x: must be complex64 or complex128"),
+                           (lambda: kw.rfft(x), "x: must be float32 or float64"),
+                           (lambda: kw.fft(x, out=np.zeros(16, np.complex64)), "out: is complex64"),
+                           (lambda: kw.fft(x, out=np.zeros(15, complex)), "kernwerk.fft: out:"),
+                           (lambda: kw.fft(x, norm="none"), "norm"),
+                           (lambda: kw.irfft(x, n=5), "irfft: n:"),
+                           (lambda: kw.fft2(x), "must be 2-D"),
+                           (lambda: kw.fft(np.zeros(0, complex)), "x:"),
+                           (lambda: kw.fft(np.zeros((2, 2, 2), complex)), "must be 1-D or 2-D")]:
+        with pytest.raises(ValueError, match=fragment):
+            call()
+    assert np.all(out == 3 + 3j)

@@ -21,7 +21,8 @@ from . import _core
 
 __version__ = getattr(_core, "__version__", "unknown")
 __all__ = ["nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
-           "matmul_colsum", "cg", "NotConvergedError", "backend"]
+           "matmul_colsum", "cg", "qr", "qr_factor", "apply_q", "solve_least_squares", "fft", "ifft", "rfft",
+           "irfft", "fft2", "ifft2", "rfft2", "irfft2", "NotConvergedError", "backend"]
 
 _core.initialize()
 _atexit.register(_core.finalize)
@@ -380,3 +381,188 @@ def cg(a, b, x0=None, tol=1e-8, max_iterations=0, out=None):
             f"kernwerk.cg: no convergence in {iterations} steps: ||r|| / ||b|| = {residual:g} "
             f"> tol {tol:g}", info)
     return (_as_kind_of(b, x) if made else x), info
+
+
+_QR_IMPLEMENTATIONS = ("auto", "generic", "vendor")
+
+
+def _matrix(function, array, name):
+    where, shape, dtype = _info(function, array, name)
+    if len(shape) != 2:
+        _fail(function, name, f"must be 2-D, got {len(shape)}-D")
+    return where, shape, dtype
+
+
+def qr(a, mode="reduced", implementation="auto", out=None):
+    """a = q r for a 2-D float32 or float64 array a (m, n) with m >= n, as numpy.linalg.qr.
+
+    mode: "reduced" (q (m, n), r (n, n)) or "complete" (q (m, m), r (m, n)).
+    implementation: "auto", "vendor" (LAPACK on the host, cuSOLVER on CUDA) or "generic"
+        (Kernwerk's blocked Householder QR on Kokkos).
+    out: (q, r) to write into.
+
+    Returns (q, r); r is upper triangular with a non-negative diagonal (NumPy's signs may
+    differ by column of q and row of r). A non-finite value in a is a ValueError naming a.
+    """
+    fn = "qr"
+    _choice(fn, "mode", mode, ("reduced", "complete"))
+    _choice(fn, "implementation", implementation, _QR_IMPLEMENTATIONS)
+    pair = _output_pair(fn, out)
+    if pair is None:
+        where, (m, n), dtype = _matrix(fn, a, "a")
+        k = m if mode == "complete" else n
+        pair = (_new_result(where, (m, k), dtype), _new_result(where, (k, n), dtype))
+    _core.qr(a, pair[0], pair[1], mode, implementation)
+    return pair if out is not None else tuple(_as_kind_of(a, p) for p in pair)
+
+
+def qr_factor(a, implementation="auto", out=None):
+    """LAPACK's factored form of a (m, n), m >= n (as numpy.linalg.qr(a, mode="raw") without
+    its transposes): factors (m, n) holds r on and above the diagonal and the Householder
+    vectors below it, tau (n,) their scalars. out: (factors, tau); factors may be a itself.
+
+    Returns (factors, tau), for apply_q and solve_least_squares' ways of using q.
+    """
+    fn = "qr_factor"
+    _choice(fn, "implementation", implementation, _QR_IMPLEMENTATIONS)
+    pair = _output_pair(fn, out)
+    if pair is None:
+        where, (m, n), dtype = _matrix(fn, a, "a")
+        pair = (_new_result(where, (m, n), dtype), _new_result(where, (n,), dtype))
+    _core.qr_factor(a, pair[0], pair[1], implementation)
+    return pair if out is not None else tuple(_as_kind_of(a, p) for p in pair)
+
+
+def apply_q(factors, tau, c, transpose=True, implementation="auto"):
+    """c = q^T c (transpose=True) or q c in place, for the q of qr_factor's (factors, tau);
+    c is (m,) or (m, k) and writable. Returns c."""
+    fn = "apply_q"
+    _choice(fn, "implementation", implementation, _QR_IMPLEMENTATIONS)
+    _core.apply_q(factors, tau, c, bool(transpose), implementation)
+    return c
+
+
+def solve_least_squares(a, b, implementation="auto", out=None):
+    """The x minimising ||a x - b|| for a (m, n) of full column rank (m >= n), through QR, as
+    numpy.linalg.lstsq(a, b)[0]; b is (m,) or (m, k), x (n,) or (n, k). A zero on r's
+    diagonal is a ValueError naming a. Returns x (or out)."""
+    fn = "solve_least_squares"
+    _choice(fn, "implementation", implementation, _QR_IMPLEMENTATIONS)
+    x = out
+    if x is None:
+        where, (m, n), dtype = _matrix(fn, a, "a")
+        _, b_shape, _ = _info(fn, b, "b")
+        x = _new_result(where, (n,) + tuple(b_shape[1:]), dtype)
+    _core.solve_least_squares(a, b, x, implementation)
+    return x if out is not None else _as_kind_of(a, x)
+
+
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+_REAL_OF = {"complex64": "float32", "complex128": "float64"}
+
+
+def _contiguous(x):
+    """x, or a C-contiguous copy of it from its own library (NumPy, CuPy, PyTorch)."""
+    library = _library_of(x)
+    if library == "numpy":
+        import numpy
+        return numpy.ascontiguousarray(x)
+    if library == "cupy":
+        import cupy
+        return cupy.ascontiguousarray(x)
+    if library == "torch":
+        return x.contiguous()
+    return x
+
+
+def _transform(fn, x, out, plane, inverse, real, norm, n=None):
+    """The transforms' shared part: checks, the result's shape and dtype, the call."""
+    if norm is None:
+        norm = "backward"
+    _choice(fn, "norm", norm, ("backward", "ortho", "forward"))
+    x = _contiguous(x)
+    where, shape, dtype = _info(fn, x, "x")
+    if plane and len(shape) != 2:
+        _fail(fn, "x", f"must be 2-D, got {len(shape)}-D")
+    if not shape or len(shape) > 2:
+        _fail(fn, "x", f"must be 1-D or 2-D, got {len(shape)}-D")
+    takes_complex = not real or inverse
+    if takes_complex and dtype not in _REAL_OF:
+        _fail(fn, "x", f"must be complex64 or complex128, got {dtype}" +
+              ("" if real else " (rfft transforms real values)"))
+    if not takes_complex and dtype not in _COMPLEX_OF:
+        _fail(fn, "x", f"must be float32 or float64, got {dtype}")
+    length = shape[-1]
+    out_shape, out_dtype = tuple(shape), dtype
+    if real and not inverse:
+        out_shape, out_dtype = shape[:-1] + (length // 2 + 1,), _COMPLEX_OF[dtype]
+    elif real:
+        length = 2 * (shape[-1] - 1) if n is None else _integer(fn, "n", n, 1)
+        if length // 2 + 1 != shape[-1]:
+            _fail(fn, "n", f"{length} has a half spectrum of {length // 2 + 1} values, but x's last "
+                  f"axis has {shape[-1]}")
+        out_shape, out_dtype = shape[:-1] + (length,), _REAL_OF[dtype]
+    made = out is None
+    if made:
+        out = _new_result(where, out_shape, out_dtype)
+    form = "plane" if plane else ("line" if len(shape) == 1 else "lines")
+    _core.fft(fn, x, out, form, bool(inverse), bool(real), norm, length)
+    return _as_kind_of(x, out) if made else out
+
+
+_FFT_NOTES = """
+    The transform runs along x's last axis, contiguous in memory: a NumPy, CuPy or PyTorch x
+    that is not C-contiguous is copied into one that is first (out must be). norm is
+    NumPy's: "backward" (the default: the inverse scaled by 1/n), "ortho" or "forward". out
+    (optional) receives the result; for complex transforms it may be x itself. Plans (FFTW on
+    the host, cuFFT on CUDA) are kept for repeated calls of a shape. A non-finite value in x is
+    a ValueError naming x.
+"""
+
+
+def fft(x, norm=None, out=None):
+    """The discrete Fourier transform of a complex 1-D array, or of each row of a 2-D one
+    (numpy.fft.fft along the last axis)."""
+    return _transform("fft", x, out, False, False, False, norm)
+
+
+def ifft(x, norm=None, out=None):
+    """The inverse of fft (numpy.fft.ifft)."""
+    return _transform("ifft", x, out, False, True, False, norm)
+
+
+def rfft(x, norm=None, out=None):
+    """The half spectrum (n // 2 + 1 values along the last axis) of real x (numpy.fft.rfft)."""
+    return _transform("rfft", x, out, False, False, True, norm)
+
+
+def irfft(x, n=None, norm=None, out=None):
+    """The real signal of n values (default 2 (m - 1)) whose half spectrum is x's last axis of
+    m values (numpy.fft.irfft)."""
+    return _transform("irfft", x, out, False, True, True, norm, n)
+
+
+def fft2(x, norm=None, out=None):
+    """The 2-D transform of a complex 2-D array (numpy.fft.fft2)."""
+    return _transform("fft2", x, out, True, False, False, norm)
+
+
+def ifft2(x, norm=None, out=None):
+    """The inverse of fft2 (numpy.fft.ifft2)."""
+    return _transform("ifft2", x, out, True, True, False, norm)
+
+
+def rfft2(x, norm=None, out=None):
+    """The 2-D transform of real x, halved along the last axis (numpy.fft.rfft2)."""
+    return _transform("rfft2", x, out, True, False, True, norm)
+
+
+def irfft2(x, n=None, norm=None, out=None):
+    """The inverse of rfft2, with n values along the last axis (default 2 (m - 1))
+    (numpy.fft.irfft2 with s=(rows, n))."""
+    return _transform("irfft2", x, out, True, True, True, norm, n)
+
+
+for _function in (fft, ifft, rfft, irfft, fft2, ifft2, rfft2, irfft2):
+    _function.__doc__ += "\n" + _FFT_NOTES
+del _function

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/cuda/runtime.hpp"  // vendor_cache_preference
 #include "kernwerk/impl/fft_vendor.hpp"  // kernwerk/cuda/fft.hpp after the primary template
 
 namespace kernwerk::cuda_impl {
@@ -43,6 +44,7 @@ class cufft_plan_set : public impl::fft_vendor_plan {
 
   void execute(bool forward, void* in, void* out) const override {
     const int direction = forward ? CUFFT_FORWARD : CUFFT_INVERSE;
+    const vendor_cache_preference preference;
     if (!problem_.real) {
       if (problem_.single)
         check(cufftExecC2C(first_, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), direction), "cufftExecC2C");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/cuda/runtime.hpp"  // vendor_cache_preference
 #include "kernwerk/impl/qr_vendor.hpp"  // kernwerk/cuda/qr.hpp after the primary template
 
 namespace kernwerk::cuda_impl {
@@ -77,6 +78,7 @@ class solver {
     return s;
   }
   std::unique_lock<std::mutex> lock_;
+  const vendor_cache_preference preference_;
   std::size_t info_offset_ = 0;
 };
 

@@ -112,6 +112,7 @@ struct cublas_gemm {
     const int m = int(c.extent(0)), n = int(c.extent(1)), k = int(a.extent(1));
     const T al = T(alpha), be = T(beta);
     const auto op = [](const cublas_operand& o) { return o.transposed ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    const vendor_cache_preference preference;
     cublasStatus_t status;
     if constexpr (std::is_same_v<T, float>)
       status = swapped ? cublasSgemm(handle, op(x), op(y), n, m, k, &al, b.data(), x.leading,

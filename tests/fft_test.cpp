@@ -20,6 +20,7 @@
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/fft.hpp"
+#include "kernwerk/impl/view_checks.hpp"
 
 namespace {
 
@@ -306,3 +307,34 @@ TEST_CASE_TEMPLATE_DEFINE("fft: bad input is named and outputs are untouched", S
 TEST_CASE_TEMPLATE_APPLY(fft_errors, enabled_spaces);
 
 }  // namespace
+
+namespace {
+
+// impl::holds_non_finite against a loop on the host: a NaN or an infinity at every position of
+// arrays of every length to 37, from every offset to 3 (16-byte aligned or not).
+template <class Space, class Real>
+void check_finite_scan() {
+  using memory = typename Space::memory_space;
+  Kokkos::View<Real*, memory> values("values", 48);
+  auto host = Kokkos::create_mirror_view(values);
+  std::size_t wrong = 0;
+  for (std::int64_t offset = 0; offset < 4; ++offset)
+    for (std::int64_t length = 0; length < 38; ++length)
+      for (std::int64_t bad = -1; bad < length; ++bad) {
+        for (std::size_t i = 0; i < host.extent(0); ++i) host(i) = Real(i % 7) - Real(3);
+        host(47) = std::numeric_limits<Real>::quiet_NaN();  // past every array: never read
+        if (bad >= 0)
+          host(offset + bad) = bad % 2 ? std::numeric_limits<Real>::infinity() : std::numeric_limits<Real>::quiet_NaN();
+        Kokkos::deep_copy(values, host);
+        wrong += kernwerk::impl::holds_non_finite(Space(), values.data() + offset, length) != (bad >= 0);
+      }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("fft: the non-finite scan at every position, length and alignment", Space, finite_scan) {
+  check_finite_scan<Space, float>();
+  check_finite_scan<Space, double>();
+}
+TEST_CASE_TEMPLATE_APPLY(finite_scan, enabled_spaces);

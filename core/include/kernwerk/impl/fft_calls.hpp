@@ -139,24 +139,13 @@ struct fft_steps {
                                  (e.problem.column_major ? "column-major, LayoutLeft" : "row-major, LayoutRight") + ")");
   }
 
-  // The View is contiguous (require_view): its values are read as one flat array of Real, in
-  // memory order.
+  // The View is contiguous (require_view): its values are read as one flat array of Real.
   template <class Matrix>
   static void require_finite(const Space& space, const char* name, const Matrix& v) {
     using value = typename Matrix::non_const_value_type;
     const std::int64_t count = std::int64_t(v.size()) * std::int64_t(sizeof(value) / sizeof(Real));
-    const Real* values = reinterpret_cast<const Real*>(v.data());
-    int bad = 0;
-    Kokkos::parallel_reduce(
-        "kernwerk::fft::check_input",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, count),
-        KOKKOS_LAMBDA(std::int64_t k, int& found) {
-          const Real x = values[k];
-          // written without isfinite so that it stays correct under fast-math flags
-          if (!(x - x == Real(0))) found = 1;
-        },
-        Kokkos::Max<int>(bad));
-    if (bad > 0) throw invalid_argument("fft_plan", name, "holds a non-finite value");  // (Max starts at INT_MIN)
+    if (holds_non_finite(space, reinterpret_cast<const Real*>(v.data()), count))
+      throw invalid_argument("fft_plan", name, "holds a non-finite value");
   }
 
   template <class Matrix>

@@ -118,6 +118,12 @@ struct qr_steps {
     const std::int64_t rows = v.extent(0), cols = v.extent(1);
     if (rows == 0 || cols == 0) return;
     const bool row_major = matrix_copy<Space, T>::row_major(rows, cols, v.stride(0), v.stride(1));
+    // A packed matrix is read once as a flat array; only one that holds a bad value, or is not
+    // packed, is searched for the first one.
+    const bool packed = std::int64_t(row_major ? v.stride(0) : v.stride(1)) == (row_major ? cols : rows) ||
+                        (row_major ? rows : cols) == 1;
+    if (packed && (row_major ? v.stride(1) : v.stride(0)) == 1 && !holds_non_finite(space, v.data(), rows * cols))
+      return;
     std::int64_t first = LLONG_MAX;
     Kokkos::parallel_reduce(
         "kernwerk::qr::check_finite",

@@ -141,4 +141,44 @@ std::string describe_point(const Points& points, std::int64_t row) {
   return text.str();
 }
 
+// 16 bytes of an array of Real (two doubles, four floats), read in one load.
+template <class Real>
+struct alignas(16) real_pack {
+  Real value[16 / sizeof(Real)];
+};
+
+// Whether a value of `data` is NaN or infinite: `packs` packs, then the values after them
+// (a functor at namespace scope, as nvcc's launch stubs want).
+template <class Real>
+struct find_non_finite {
+  const Real* data;
+  std::int64_t packs;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, int& found) const {
+    constexpr int per = int(16 / sizeof(Real));
+    // written without isfinite so that it stays correct under fast-math flags
+    if (i < packs) {
+      const real_pack<Real> pack = reinterpret_cast<const real_pack<Real>*>(data)[i];
+      for (int k = 0; k < per; ++k)
+        if (!(pack.value[k] - pack.value[k] == Real(0))) found = 1;
+    } else {
+      const Real x = data[packs * per + (i - packs)];
+      if (!(x - x == Real(0))) found = 1;
+    }
+  }
+};
+
+// Whether any of the `count` values at `data` (memory the space reaches) is NaN or infinite:
+// one read of them, 16 bytes a load where `data` is aligned for it.
+template <class Space, class Real>
+bool holds_non_finite(const Space& space, const Real* data, std::int64_t count) {
+  if (count <= 0) return false;
+  constexpr std::int64_t per = 16 / sizeof(Real);
+  const std::int64_t packs = reinterpret_cast<std::uintptr_t>(data) % 16 == 0 ? count / per : 0;
+  int found = 0;
+  Kokkos::parallel_reduce("kernwerk::check_finite",
+                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, count - packs * (per - 1)),
+                          find_non_finite<Real>{data, packs}, Kokkos::Max<int>(found));
+  return found > 0;  // (Max starts at INT_MIN)
+}
+
 }  // namespace kernwerk::impl

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "kernwerk/impl/gemm_generic.hpp"
@@ -55,21 +56,32 @@ struct householder_qr {
     KOKKOS_FUNCTION void operator()(const member& team) const {
       const std::int64_t p = panel.extent(0);
       const int kb = int(panel.extent(1));
+      // Sums of squares whose square root is accurate: no overflow, no loss to underflow.
+      constexpr T small = std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon();
+      constexpr T large = std::numeric_limits<T>::max() / T(4);
       for (int j = 0; j < kb; ++j) {
-        T big = 0;
+        // ||x|| of x = panel(j+1:, j): one pass where the plain sum of squares is safe; LAPACK's
+        // scaling (by the largest |x_i|) otherwise, and to tell a zero column.
+        T sum = 0, big = 1;
         Kokkos::parallel_reduce(
             Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-            [&](std::int64_t i, T& m) { m = math::fmax(m, math::fabs(panel(i, j))); },
-            Kokkos::Max<T>(big));
-        T sum = 0;
-        if (big > 0)
+            [&](std::int64_t i, T& s) { s += panel(i, j) * panel(i, j); }, sum);
+        if (!(sum >= small && sum <= large)) {
+          big = 0;
           Kokkos::parallel_reduce(
               Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-              [&](std::int64_t i, T& s) {
-                const T x = panel(i, j) / big;
-                s += x * x;
-              },
-              sum);
+              [&](std::int64_t i, T& m) { m = math::fmax(m, math::fabs(panel(i, j))); },
+              Kokkos::Max<T>(big));
+          sum = 0;
+          if (big > 0)
+            Kokkos::parallel_reduce(
+                Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
+                [&](std::int64_t i, T& s) {
+                  const T x = panel(i, j) / big;
+                  s += x * x;
+                },
+                sum);
+        }
         const T alpha = panel(j, j);
         team.team_barrier();
         if (!(big > 0)) {
@@ -130,23 +142,22 @@ struct householder_qr {
 
   // T (kb x kb, upper triangular, zeros below) with H(0) ... H(kb-1) = I - V T V^T (LAPACK's
   // dlarft, forward, columnwise): T(j, j) = tau_j, T(0:j, j) = -tau_j T(0:j, 0:j) V(:, 0:j)^T v_j.
+  // Row i of T needs only its own earlier entries (T is upper triangular): T(i, j) =
+  // -tau_j sum_{l = i}^{j - 1} T(i, l) G(l, j) for j > i, with T(i, i) = tau_i. A thread a row.
   static void triangular_factor(const Space& space, const block_view& v, const vector& tau,
                                 std::int64_t first, const block_view& t,
                                 const block_view& gram) {
     const std::int64_t kb = v.extent(1);
     gemm(space, 1.0, transposed(v), v, 0.0, gram);
     Kokkos::parallel_for(
-        "kernwerk::qr::triangular_factor", Kokkos::RangePolicy<Space>(space, 0, 1),
-        KOKKOS_LAMBDA(int) {
-          for (std::int64_t j = 0; j < kb; ++j) {
-            const T tj = tau(first + j);
-            for (std::int64_t i = j + 1; i < kb; ++i) t(i, j) = 0;
-            for (std::int64_t i = 0; i < j; ++i) {
-              T s = 0;
-              for (std::int64_t l = i; l < j; ++l) s += t(i, l) * gram(l, j);
-              t(i, j) = -tj * s;
-            }
-            t(j, j) = tj;
+        "kernwerk::qr::triangular_factor", Kokkos::RangePolicy<Space>(space, 0, kb),
+        KOKKOS_LAMBDA(int i) {
+          for (std::int64_t j = 0; j < i; ++j) t(i, j) = 0;
+          t(i, i) = tau(first + i);
+          for (std::int64_t j = i + 1; j < kb; ++j) {
+            T s = 0;
+            for (std::int64_t l = i; l < j; ++l) s += t(i, l) * gram(l, j);
+            t(i, j) = -tau(first + j) * s;
           }
         });
   }

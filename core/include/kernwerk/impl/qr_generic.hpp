@@ -25,6 +25,7 @@ struct householder_qr {
   using vector = Kokkos::View<T*, memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
   static constexpr int block = 32;
+  static constexpr int unroll = 8;  // rows a lane has in flight in a panel's column updates
 
   // rows x cols of a column-major matrix from (row, col)
   template <class Matrix>
@@ -102,15 +103,28 @@ struct householder_qr {
           tau(first + j) = t;
         });
         team.team_barrier();
-        // columns right of j: c -= t v (v^T c), v = (1, panel(j+1:, j))
+        // columns right of j: c -= t v (v^T c), v = (1, panel(j+1:, j)), a thread (a warp) per
+        // column. Each lane takes `unroll` rows a step, `groups` apart (coalesced across the
+        // lanes), so that their loads are in flight together rather than one after another.
+        const std::int64_t groups = (p - j - 1 + unroll - 1) / unroll;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, kb), [&](int c) {
           T w = 0;
           Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, std::int64_t(j + 1), p),
-              [&](std::int64_t i, T& s) { s += panel(i, j) * panel(i, c); }, w);
+              Kokkos::ThreadVectorRange(team, groups),
+              [&](std::int64_t g, T& s) {
+                for (int u = 0; u < unroll; ++u) {
+                  const std::int64_t i = j + 1 + g + u * groups;
+                  if (i < p) s += panel(i, j) * panel(i, c);
+                }
+              },
+              w);
           w = t * (w + panel(j, c));
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, std::int64_t(j + 1), p),
-                               [&](std::int64_t i) { panel(i, c) -= w * panel(i, j); });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, groups), [&](std::int64_t g) {
+            for (int u = 0; u < unroll; ++u) {
+              const std::int64_t i = j + 1 + g + u * groups;
+              if (i < p) panel(i, c) -= w * panel(i, j);
+            }
+          });
           Kokkos::single(Kokkos::PerThread(team), [&] { panel(j, c) -= w; });
         });
         team.team_barrier();

@@ -147,14 +147,12 @@ kw_status kw_qr(kw_type type, kw_memory memory, kw_layout layout, kw_qr_mode mod
     options.mode = mode == KW_QR_COMPLETE ? kernwerk::qr_mode::complete : kernwerk::qr_mode::reduced;
     options.implementation = implementation_of(fn, implementation);
     const int64_t q_columns = mode == KW_QR_COMPLETE ? m : n, r_rows = mode == KW_QR_COMPLETE ? m : n;
-    with_space(fn, memory, [&](auto space) {
+    with_space_and_type(fn, memory, type, [&](auto space, auto tag) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernwerk::qr(space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
-                     matrix_of<T, Space>(fn, "q", "ldq", static_cast<T*>(q), layout, m, q_columns, ldq),
-                     matrix_of<T, Space>(fn, "r", "ldr", static_cast<T*>(r), layout, r_rows, n, ldr), options);
-      });
+      using T = typename decltype(tag)::type;
+      kernwerk::qr(space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
+                   matrix_of<T, Space>(fn, "q", "ldq", static_cast<T*>(q), layout, m, q_columns, ldq),
+                   matrix_of<T, Space>(fn, "r", "ldr", static_cast<T*>(r), layout, r_rows, n, ldr), options);
     });
   });
 }
@@ -168,14 +166,12 @@ kw_status kw_qr_factor(kw_type type, kw_memory memory, kw_layout layout,
     require_pointer(fn, "tau", tau, n);
     kernwerk::qr_options options;
     options.implementation = implementation_of(fn, implementation);
-    with_space(fn, memory, [&](auto space) {
+    with_space_and_type(fn, memory, type, [&](auto space, auto tag) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernwerk::qr_factor(space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
-                            matrix_of<T, Space>(fn, "factors", "ldf", static_cast<T*>(factors), layout, m, n, ldf),
-                            vector_of<T, Space>(static_cast<T*>(tau), n, 1), options);
-      });
+      using T = typename decltype(tag)::type;
+      kernwerk::qr_factor(space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
+                          matrix_of<T, Space>(fn, "factors", "ldf", static_cast<T*>(factors), layout, m, n, ldf),
+                          vector_of<T, Space>(static_cast<T*>(tau), n, 1), options);
     });
   });
 }
@@ -194,15 +190,13 @@ kw_status kw_apply_q(kw_type type, kw_memory memory, kw_layout layout, kw_qr_pro
     kernwerk::apply_q_options options;
     options.product = product == KW_QR_Q_C ? kernwerk::qr_product::q_c : kernwerk::qr_product::q_transpose_c;
     options.implementation = implementation_of(fn, implementation);
-    with_space(fn, memory, [&](auto space) {
+    with_space_and_type(fn, memory, type, [&](auto space, auto tag) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernwerk::apply_q(space,
-                          matrix_of<const T, Space>(fn, "factors", "ldf", static_cast<const T*>(factors), layout, m, n, ldf),
-                          vector_of<const T, Space>(static_cast<const T*>(tau), n, 1),
-                          matrix_of<T, Space>(fn, "c", "ldc", static_cast<T*>(c), layout, m, columns, ldc), options);
-      });
+      using T = typename decltype(tag)::type;
+      kernwerk::apply_q(space,
+                        matrix_of<const T, Space>(fn, "factors", "ldf", static_cast<const T*>(factors), layout, m, n, ldf),
+                        vector_of<const T, Space>(static_cast<const T*>(tau), n, 1),
+                        matrix_of<T, Space>(fn, "c", "ldc", static_cast<T*>(c), layout, m, columns, ldc), options);
     });
   });
 }
@@ -216,15 +210,13 @@ kw_status kw_solve_least_squares(kw_type type, kw_memory memory, kw_layout layou
     require_matrices(fn, memory, {{"m", m}, {"n", n}, {"columns", columns}}, {{"a", a}, {"b", b}, {"x", x}});
     kernwerk::qr_options options;
     options.implementation = implementation_of(fn, implementation);
-    with_space(fn, memory, [&](auto space) {
+    with_space_and_type(fn, memory, type, [&](auto space, auto tag) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernwerk::solve_least_squares(
-            space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
-            matrix_of<const T, Space>(fn, "b", "ldb", static_cast<const T*>(b), layout, m, columns, ldb),
-            matrix_of<T, Space>(fn, "x", "ldx", static_cast<T*>(x), layout, n, columns, ldx), options);
-      });
+      using T = typename decltype(tag)::type;
+      kernwerk::solve_least_squares(
+          space, matrix_of<const T, Space>(fn, "a", "lda", static_cast<const T*>(a), layout, m, n, lda),
+          matrix_of<const T, Space>(fn, "b", "ldb", static_cast<const T*>(b), layout, m, columns, ldb),
+          matrix_of<T, Space>(fn, "x", "ldx", static_cast<T*>(x), layout, n, columns, ldx), options);
     });
   });
 }
@@ -242,15 +234,13 @@ kw_status kw_fft_plan_create(kw_type type, kw_memory memory, const kw_fft_shape*
     require(shape->form >= KW_FFT_LINE && shape->form <= KW_FFT_PLANE, fn, "shape->form",
             "is not KW_FFT_LINE, KW_FFT_LINES or KW_FFT_PLANE");
     const auto cpp = fft_options_of(fn, options);
-    with_space(fn, memory, [&](auto space) {
+    with_space_and_type(fn, memory, type, [&](auto space, auto tag) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using Real = typename decltype(tag)::type;
-        auto made = std::make_unique<fft_plan_of<Space, Real>>(*shape, cpp);
-        made->type = type;
-        made->memory = memory;
-        *plan = made.release();
-      });
+      using Real = typename decltype(tag)::type;
+      auto made = std::make_unique<fft_plan_of<Space, Real>>(*shape, cpp);
+      made->type = type;
+      made->memory = memory;
+      *plan = made.release();
     });
   });
 }

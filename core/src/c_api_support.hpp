@@ -161,6 +161,14 @@ void with_type(const char* function, kw_type type, Action&& action) {
     throw invalid_argument(function, "type", "is neither KW_FLOAT32 nor KW_FLOAT64");
 }
 
+// Calls action(space, type_tag<T>()) with the execution space of `memory` and the T of `type`.
+template <class Action>
+void with_space_and_type(const char* function, kw_memory memory, kw_type type, Action&& action) {
+  with_space(function, memory, [&](auto space) {
+    with_type(function, type, [&](auto tag) { action(space, tag); });
+  });
+}
+
 using kernwerk::impl::matrix_view;
 using kernwerk::impl::vector_view;
 

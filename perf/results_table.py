@@ -276,7 +276,8 @@ def dbscan_table():
 
 def dense_table():
     """QR and FFT (dense-*.json, kernwerk_bench_dense) beside their peers of the same machine and
-    size (dense-peers-*.json, perf/peers_dense.py)."""
+    size (dense-peers-*.json, perf/peers_dense.py); transforms with their share of the machine's
+    copy bandwidth (ceilings-*.json)."""
     names = {"cupy": "CuPy", "torch": "PyTorch", "numpy": "NumPy"}
     peers, files = {}, {}
     for run in load(os.path.join(RESULTS, "dense-peers-*.json")):
@@ -289,14 +290,23 @@ def dense_table():
         " | note | records |",
         "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in columns) + " | --- | --- |",
     ]
+    ceilings = ceilings_by_machine()
     for run in load(os.path.join(RESULTS, "dense-*.json")):
         if "dense-peers-" in run["file"]:
             continue
+        ceiling = ceilings.get((run["machine"], run["execution_space"]))
+
+        def timed(r):
+            """The median, and for a transform the share of the machine's copy bandwidth that
+            reading its input and writing its output once at that speed would take."""
+            if not (ceiling and r["bytes"] > 0):
+                return median_shown(r)
+            return f"{median_shown(r)} ({100 * r['bytes'] / r['median_seconds'] / ceiling['copy_bytes_per_second']:.0f}%)"
         for r in run["results"]:
             found = peers.get((run["machine"], r["workload"], r["size"]), {})
-            shown = [median_shown(found[c]) if c in found else "-" for c in columns]
+            shown = [timed(found[c]) if c in found else "-" for c in columns]
             sources = ", ".join(f"`{f}`" for f in [run["file"]] + sorted(files.get(run["machine"], [])))
-            lines.append(f"| {run['machine']} | {r['workload']} | {r['size']} | {r['variant']} | {median_shown(r)} | "
+            lines.append(f"| {run['machine']} | {r['workload']} | {r['size']} | {r['variant']} | {timed(r)} | "
                          f"{' | '.join(shown)} | {r['note'].replace('|', '&#124;')} | {sources} |")
     return "\n".join(lines)
 

@@ -99,9 +99,12 @@ void check_qr(const Eigen::MatrixXd& a_double, qr_mode mode, qr_implementation p
   const Eigen::MatrixXd qe = to_eigen(q), re = to_eigen(r);
   const double scale = std::max(a_rounded.stableNorm(), 1e-300);
   const double tolerance = 20 * unit<T>(m, n);
-  CHECK((a_rounded - qe * re).stableNorm() / scale <= tolerance);
-  CHECK((qe.transpose() * qe - Eigen::MatrixXd::Identity(q_cols, q_cols)).stableNorm() <=
-        tolerance * std::sqrt(double(q_cols)));
+  // (stableNorm of a matrix, not of an expression: Eigen may evaluate an expression's products
+  // again for each block it scales)
+  const Eigen::MatrixXd residual = a_rounded - qe * re;
+  const Eigen::MatrixXd loss = qe.transpose() * qe - Eigen::MatrixXd::Identity(q_cols, q_cols);
+  CHECK(residual.stableNorm() / scale <= tolerance);
+  CHECK(loss.stableNorm() <= tolerance * std::sqrt(double(q_cols)));
   bool triangular = true, non_negative = true;
   for (Eigen::Index i = 0; i < re.rows(); ++i)
     for (Eigen::Index j = 0; j < std::min<Eigen::Index>(i, n); ++j) triangular &= re(i, j) == 0;
@@ -110,7 +113,8 @@ void check_qr(const Eigen::MatrixXd& a_double, qr_mode mode, qr_implementation p
   CHECK(non_negative);
   if (full_rank) {
     const Eigen::MatrixXd expected = reference_r(a_rounded);
-    CHECK((re.topRows(n) - expected).stableNorm() / scale <= tolerance * 10);
+    const Eigen::MatrixXd difference = re.topRows(n) - expected;
+    CHECK(difference.stableNorm() / scale <= tolerance * 10);
   }
 }
 

@@ -16,10 +16,6 @@ namespace {
   throw error(option + ": " + path + ": " + problem);
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The raw suffixes and the types they name: {suffix, complex, single}.
 struct raw_type {
   const char* suffix;

@@ -34,9 +34,11 @@ std::string npy_header::shape_text() const {
   return "(" + text + ")";
 }
 
-bool named_npy(const std::string& path) {
-  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+bool named_npy(const std::string& path) { return path.size() > 4 && ends_with(path, ".npy"); }
 
 bool starts_like_npy(const std::string& bytes) { return bytes.compare(0, magic.size(), magic) == 0; }
 

@@ -20,6 +20,9 @@ struct npy_header {
   std::string shape_text() const;  // "(n, 2)", for messages
 };
 
+// Whether `text` ends in `suffix` (file names: ".f32", ".npy").
+bool ends_with(const std::string& text, const std::string& suffix);
+
 // Whether the file is one by its name (*.npy).
 bool named_npy(const std::string& path);
 

@@ -120,7 +120,7 @@ void check_qr(const Eigen::MatrixXd& a_double, qr_mode mode, qr_implementation p
 
 TEST_CASE_TEMPLATE_DEFINE("qr: A = QR against Eigen, shapes, layouts, modes, paths", Space, qr_random) {
   const std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes = {
-      {1, 1}, {5, 3}, {7, 7}, {64, 64}, {100, 37}, {97, 65}, {200, 200}, {300, 33}};
+      {1, 1}, {5, 3}, {7, 7}, {64, 64}, {100, 37}, {97, 65}, {200, 200}, {300, 33}, {1000, 70}};
   std::uint64_t seed = 1;
   for (const auto& [m, n] : shapes)
     for (const qr_implementation path : implementations<Space>()) {
@@ -150,7 +150,7 @@ TEST_CASE_TEMPLATE_DEFINE("qr: rank-deficient, ill-conditioned and tall-skinny m
     check_qr<Space, float, Kokkos::LayoutLeft>(kahan(40), qr_mode::complete, path, false);
     // Values whose squares overflow or underflow: norms taken with scaling, column by column
     // (Eigen's own QR, the reference for R, overflows here: the QR identities are checked)
-    Eigen::MatrixXd wide_range = random_matrix(60, 30, 12);
+    Eigen::MatrixXd wide_range = random_matrix(600, 30, 12);  // (rows over several GPU teams)
     wide_range.col(3) *= 1e-170;
     wide_range.col(7) *= 1e170;
     wide_range.col(8) *= 1e-300;

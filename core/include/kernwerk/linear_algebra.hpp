@@ -43,6 +43,7 @@ void gemm(const ExecutionSpace& space, double alpha, const A& a, const B& b, dou
   impl::scoped_region region("kernwerk::gemm");
   impl::check_gemm(space, alpha, a, b, beta, c);
   impl::gemm_dispatch(space, alpha, a, b, beta, c, options.implementation);
+  space.fence();
 }
 
 /// out(q) = sum_i (A B)(i, q) for A (m x j) and B (j x k): the einsum "ij,jk->k", computed as

@@ -117,7 +117,6 @@ void gemm_generic(const ExecutionSpace& space, double alpha, const A& a, const B
   Kokkos::parallel_for("kernwerk::gemm",
                        policy.set_scratch_size(0, Kokkos::PerTeam(tiles::scratch_bytes())),
                        tiles{a, b, c, T(alpha), T(beta), across});
-  space.fence();
 }
 
 // Backend folders specialise these: a tuned kernel and a vendor library, each with

@@ -1,6 +1,6 @@
 #pragma once
 // The blocked Householder QR written once on Kokkos (LAPACK's geqrf, orgqr and ormqr, left side):
-// panels of `block` columns are factored by one team each, and the block reflector
+// panels of `block` columns are factored a column a launch by teams of rows, and the block reflector
 // H = I - V T V^T of a panel reaches the rest of the matrix through three kernwerk::gemm calls.
 // Matrices are column-major work Views owned by the caller (kernwerk/impl/qr_calls.hpp).
 #include <Kokkos_Core.hpp>
@@ -27,6 +27,13 @@ struct householder_qr {
   static constexpr int block = 32;
   static constexpr int unroll = 8;  // rows a lane has in flight in a panel's column updates
 
+  // C = alpha A B + beta C by Kernwerk's gemm (the vendor's where it covers the Views), enqueued
+  // on the space: the shapes are ours, and the caller fences once at the end.
+  static void product(const Space& space, double alpha, const block_view& a, const block_view& b,
+                      double beta, const block_view& c) {
+    gemm_dispatch(space, alpha, a, b, beta, c, gemm_implementation::automatic);
+  }
+
   // rows x cols of a column-major matrix from (row, col)
   template <class Matrix>
   static block_view part(const Matrix& w, std::int64_t row, std::int64_t col, std::int64_t rows,
@@ -45,101 +52,168 @@ struct householder_qr {
     block_view v, t, first, second;
   };
 
-  // Factors the p x kb panel in place (unblocked Householder, LAPACK's dlarfg conventions):
+  // The sums a panel's next column needs, over all its rows, as each team of a launch left them:
+  // with x scaled by the team's largest |x_i| (in slot kb), sums(parity, c, team) = x^T c for
+  // the later columns c and x^T x in the slot of x; head(parity, c): the panel's row j as it
+  // stands.
+  using sums_view = Kokkos::View<T***, Kokkos::LayoutRight, memory>;
+  using head_view = Kokkos::View<T**, Kokkos::LayoutRight, memory>;
+
+  // Rows a lane takes a step, `groups` apart (coalesced across the lanes), so that their loads
+  // are in flight together rather than one after another: f(i) for i in [lo, hi).
+  template <class F>
+  KOKKOS_FUNCTION static void on_rows(const member& team, std::int64_t lo, std::int64_t hi,
+                                      const F& f) {
+    const std::int64_t groups = hi > lo ? (hi - lo + unroll - 1) / unroll : 0;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, groups), [&](std::int64_t g) {
+      for (int u = 0; u < unroll; ++u) {
+        const std::int64_t i = lo + g + u * groups;
+        if (i < hi) f(i);
+      }
+    });
+  }
+  template <class F, class R>
+  KOKKOS_FUNCTION static void on_rows(const member& team, std::int64_t lo, std::int64_t hi,
+                                      const F& f, R&& result) {
+    const std::int64_t groups = hi > lo ? (hi - lo + unroll - 1) / unroll : 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, groups),
+        [&](std::int64_t g, auto& s) {
+          for (int u = 0; u < unroll; ++u) {
+            const std::int64_t i = lo + g + u * groups;
+            if (i < hi) f(i, s);
+          }
+        },
+        result);
+  }
+
+  // One step of the unblocked Householder QR of a p x kb panel (LAPACK's dlarfg conventions):
   // beta = -sign(alpha) ||x||, tau = (beta - alpha) / beta, v = x / (alpha - beta) below the
-  // diagonal, tau = 0 (H = I) where the column below the diagonal is zero. One team: a warp per
-  // column for the updates, the whole team for the norms.
-  struct factor_panel {
+  // diagonal, tau = 0 (H = I) where the column below the diagonal is zero; then the later
+  // columns c -= tau v (v^T c). The rows are split between the teams of a launch, a launch a
+  // column: it finishes column j from the sums the last launch left (||x||, x^T c and row j), and
+  // leaves those of column j + 1 from its own rows. A warp per column, its lanes on rows.
+  struct panel_step {
     block_view panel;
-    vector tau;  // of the panel's columns
+    vector tau;  // of the panel's columns, from `first`
     std::int64_t first;
+    int j;  // the column this launch applies; -1: only the sums of column 0
+    std::int64_t rows;  // a team's
+    int teams;
+    sums_view sums;
+    head_view head;
 
     KOKKOS_FUNCTION void operator()(const member& team) const {
       const std::int64_t p = panel.extent(0);
-      const int kb = int(panel.extent(1));
-      // Sums of squares whose square root is accurate: no overflow, no loss to underflow.
-      constexpr T small = std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon();
-      constexpr T large = std::numeric_limits<T>::max() / T(4);
-      for (int j = 0; j < kb; ++j) {
-        // ||x|| of x = panel(j+1:, j): one pass where the plain sum of squares is safe; LAPACK's
-        // scaling (by the largest |x_i|) otherwise, and to tell a zero column.
-        T sum = 0, big = 1;
+      const int kb = int(panel.extent(1)), k = team.league_rank();
+      const std::int64_t r0 = k * rows, r1 = r0 + rows < p ? r0 + rows : p;
+      const int in = j & 1, out = (j + 1) & 1, next = j + 1;
+      T beta = 0, t = 0, scal = 0;
+      bool reflect = false;
+      if (j >= 0) {
+        // ||x|| from the teams' (largest, scaled sum of squares): accurate without overflow or
+        // loss to underflow, whatever the scale.
+        T big = 0, sum = 0;
         Kokkos::parallel_reduce(
-            Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-            [&](std::int64_t i, T& s) { s += panel(i, j) * panel(i, j); }, sum);
-        if (!(sum >= small && sum <= large)) {
-          big = 0;
+            Kokkos::ThreadVectorRange(team, teams),
+            [&](int q, T& m) { m = math::fmax(m, sums(in, kb, q)); }, Kokkos::Max<T>(big));
+        if (big > 0) {
           Kokkos::parallel_reduce(
-              Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-              [&](std::int64_t i, T& m) { m = math::fmax(m, math::fabs(panel(i, j))); },
-              Kokkos::Max<T>(big));
-          sum = 0;
-          if (big > 0)
-            Kokkos::parallel_reduce(
-                Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-                [&](std::int64_t i, T& s) {
-                  const T x = panel(i, j) / big;
-                  s += x * x;
-                },
-                sum);
-        }
-        const T alpha = panel(j, j);
-        team.team_barrier();
-        if (!(big > 0)) {
-          Kokkos::single(Kokkos::PerTeam(team), [&] { tau(first + j) = 0; });
-          team.team_barrier();
-          continue;
-        }
-        const T x_norm = big * math::sqrt(sum);
-        const T scale = math::fmax(math::fabs(alpha), x_norm);
-        const T length = scale * math::sqrt((alpha / scale) * (alpha / scale) +
-                                            (x_norm / scale) * (x_norm / scale));
-        const T beta = alpha >= 0 ? -length : length;
-        const T t = (beta - alpha) / beta, scal = 1 / (alpha - beta);
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, std::int64_t(j + 1), p),
-                             [&](std::int64_t i) { panel(i, j) *= scal; });
-        Kokkos::single(Kokkos::PerTeam(team), [&] {
-          panel(j, j) = beta;
-          tau(first + j) = t;
-        });
-        team.team_barrier();
-        // columns right of j: c -= t v (v^T c), v = (1, panel(j+1:, j)), a thread (a warp) per
-        // column. Each lane takes `unroll` rows a step, `groups` apart (coalesced across the
-        // lanes), so that their loads are in flight together rather than one after another.
-        const std::int64_t groups = (p - j - 1 + unroll - 1) / unroll;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, kb), [&](int c) {
-          T w = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, groups),
-              [&](std::int64_t g, T& s) {
-                for (int u = 0; u < unroll; ++u) {
-                  const std::int64_t i = j + 1 + g + u * groups;
-                  if (i < p) s += panel(i, j) * panel(i, c);
-                }
+              Kokkos::ThreadVectorRange(team, teams),
+              [&](int q, T& s) {
+                const T r = sums(in, kb, q) / big;
+                s += sums(in, j, q) * r * r;
               },
-              w);
-          w = t * (w + panel(j, c));
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, groups), [&](std::int64_t g) {
-            for (int u = 0; u < unroll; ++u) {
-              const std::int64_t i = j + 1 + g + u * groups;
-              if (i < p) panel(i, c) -= w * panel(i, j);
-            }
+              sum);
+          const T alpha = head(in, j), x_norm = big * math::sqrt(sum);
+          const T scale = math::fmax(math::fabs(alpha), x_norm);
+          const T length = scale * math::sqrt((alpha / scale) * (alpha / scale) +
+                                              (x_norm / scale) * (x_norm / scale));
+          beta = alpha >= 0 ? -length : length;
+          t = (beta - alpha) / beta;
+          scal = 1 / (alpha - beta);
+          reflect = true;
+        }
+        if (k == 0) Kokkos::single(Kokkos::PerTeam(team), [&] { tau(first + j) = t; });
+        if (reflect) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, kb), [&](int c) {
+            T d = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(team, teams),
+                [&](int q, T& s) { s += sums(in, c, q) * (scal * sums(in, kb, q)); }, d);
+            const T w = t * (head(in, c) + d);
+            on_rows(team, r0 > j + 1 ? r0 : j + 1, r1,
+                    [&](std::int64_t i) { panel(i, c) -= w * (scal * panel(i, j)); });
+            if (r0 <= j && j < r1) Kokkos::single(Kokkos::PerThread(team), [&] { panel(j, c) -= w; });
           });
-          Kokkos::single(Kokkos::PerThread(team), [&] { panel(j, c) -= w; });
-        });
+          if (r0 <= j && j < r1) Kokkos::single(Kokkos::PerTeam(team), [&] { panel(j, j) = beta; });
+        }
         team.team_barrier();
       }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j > 0 ? j : 0, kb), [&](int c) {
+        if (c == j) {  // v below the diagonal (column j read by no one else in this part)
+          if (reflect)
+            on_rows(team, r0 > j + 1 ? r0 : j + 1, r1, [&](std::int64_t i) { panel(i, j) *= scal; });
+          return;
+        }
+        // The team's x scaled by its largest |x_i|: neither the sum of squares nor x^T c
+        // overflows or underflows.
+        const std::int64_t lo = r0 > next + 1 ? r0 : next + 1;
+        T big = 0, sum = 0;
+        on_rows(team, lo, r1,
+                [&](std::int64_t i, T& m) { m = math::fmax(m, math::fabs(panel(i, next))); },
+                Kokkos::Max<T>(big));
+        if (big > 0)
+          on_rows(team, lo, r1,
+                  [&](std::int64_t i, T& s) {
+                    const T x = panel(i, next) / big;
+                    s += x * (c == next ? x : panel(i, c));
+                  },
+                  sum);
+        Kokkos::single(Kokkos::PerThread(team), [&] {
+          sums(out, c, k) = sum;
+          if (c == next) sums(out, kb, k) = big;
+        });
+        if (r0 <= next && next < r1)
+          Kokkos::single(Kokkos::PerThread(team), [&] { head(out, c) = panel(next, c); });
+      });
     }
   };
 
-  // One team: the lanes of a warp on rows, warps on columns; a team no larger than the device
-  // gives one team (and no larger than 1024 threads).
-  static Kokkos::TeamPolicy<Space> one_team(const Space& space) {
-    const int lanes = std::min(32, Kokkos::TeamPolicy<Space>::vector_length_max());
-    Kokkos::TeamPolicy<Space> probe(space, 1, 1, lanes);
-    const int threads = std::min(block, probe.team_size_max(factor_panel{}, Kokkos::ParallelForTag()));
-    return Kokkos::TeamPolicy<Space>(space, 1, std::max(threads, 1), lanes);
-  }
+  // The launches of the panel steps: teams of rows (at most `max_teams`, no fewer rows than a
+  // warp's lanes take in one step), a warp per column.
+  struct panel_launch {
+    std::int64_t rows;
+    int max_teams, threads, lanes;
+    sums_view sums;
+    head_view head;
+
+    panel_launch(const Space& space, std::int64_t m) {
+      lanes = std::min(32, Kokkos::TeamPolicy<Space>::vector_length_max());
+      Kokkos::TeamPolicy<Space> probe(space, 1, 1, lanes);
+      // (on a host, one thread a team: a team's threads would spend their time in its barriers)
+      threads = lanes == 1 ? 1
+                           : std::max(1, std::min(block, probe.team_size_max(panel_step{},
+                                                                              Kokkos::ParallelForTag())));
+      const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / (threads * lanes));
+      const std::int64_t cap = std::min<std::int64_t>(256, resident), step = std::int64_t(lanes) * unroll;
+      rows = std::max<std::int64_t>(step, ((m + cap - 1) / cap + step - 1) / step * step);
+      max_teams = int((m + rows - 1) / rows);
+      sums = sums_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::sums"), 2,
+                       block + 1, max_teams);
+      head = head_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::head"), 2, block);
+    }
+
+    // geqr2 of the p x kb panel (p <= m) in place, tau(first:first + kb) its scalars.
+    void operator()(const Space& space, const block_view& panel, const vector& tau,
+                    std::int64_t first) const {
+      const int teams = int((panel.extent(0) + rows - 1) / rows);
+      const Kokkos::TeamPolicy<Space> policy(space, teams, threads, lanes);
+      for (int j = -1; j < int(panel.extent(1)); ++j)
+        Kokkos::parallel_for("kernwerk::qr::panel_step", policy,
+                             panel_step{panel, tau, first, j, rows, teams, sums, head});
+    }
+  };
 
   // v: the panel's reflectors as an explicit p x kb matrix (ones on the diagonal, zeros above).
   static void explicit_reflectors(const Space& space, const block_view& panel,
@@ -162,7 +236,7 @@ struct householder_qr {
                                 std::int64_t first, const block_view& t,
                                 const block_view& gram) {
     const std::int64_t kb = v.extent(1);
-    gemm(space, 1.0, transposed(v), v, 0.0, gram);
+    product(space, 1.0, transposed(v), v, 0.0, gram);
     Kokkos::parallel_for(
         "kernwerk::qr::triangular_factor", Kokkos::RangePolicy<Space>(space, 0, kb),
         KOKKOS_LAMBDA(int i) {
@@ -182,9 +256,9 @@ struct householder_qr {
     const std::int64_t kb = h.v.extent(1), nc = c.extent(1);
     if (nc == 0) return;
     const block_view first = part(h.first, 0, 0, kb, nc), second = part(h.second, 0, 0, kb, nc);
-    gemm(space, 1.0, transposed(h.v), c, 0.0, first);                          // V^T C
-    gemm(space, 1.0, transpose ? transposed(h.t) : h.t, first, 0.0, second);  // op(T) V^T C
-    gemm(space, -1.0, h.v, second, 1.0, c);                                    // C - V op(T) V^T C
+    product(space, 1.0, transposed(h.v), c, 0.0, first);                          // V^T C
+    product(space, 1.0, transpose ? transposed(h.t) : h.t, first, 0.0, second);  // op(T) V^T C
+    product(space, -1.0, h.v, second, 1.0, c);                                    // C - V op(T) V^T C
   }
 
   // Scratch of one factorisation: the explicit reflectors, T, V^T V and two kb x width products.
@@ -215,14 +289,15 @@ struct householder_qr {
   static void factor(const Space& space, const block_view& a, const vector& tau) {
     const std::int64_t m = a.extent(0), n = a.extent(1);
     const scratch s(m, std::max<std::int64_t>(n - block, 1));
+    const panel_launch factor_panel(space, m);
     for (std::int64_t k0 = 0; k0 < n; k0 += block) {
       const std::int64_t kb = std::min<std::int64_t>(block, n - k0);
-      Kokkos::parallel_for("kernwerk::qr::factor_panel", one_team(space),
-                           factor_panel{part(a, k0, k0, m - k0, kb), tau, k0});
+      factor_panel(space, part(a, k0, k0, m - k0, kb), tau, k0);
       if (k0 + kb >= n) break;
       const panel_block h = panel_reflectors(space, a, tau, k0, kb, n - k0 - kb, s);
       apply_block(space, h, part(a, k0, k0 + kb, m - k0, n - k0 - kb), true);
     }
+    space.fence();  // before the scratch goes
   }
 
   // ormqr, left side: c (m x p) := Q c or Q^T c with Q = H(0) ... H(k-1) from a factored
@@ -239,6 +314,7 @@ struct householder_qr {
       const panel_block h = panel_reflectors(space, a, tau, k0, kb, p, s);
       apply_block(space, h, part(c, k0, 0, m - k0, p), transpose);
     }
+    space.fence();  // before the scratch goes
   }
 
   // orgqr: q (m x p, k <= p <= m) holds the k reflectors of a factorisation in its first k
@@ -261,6 +337,7 @@ struct householder_qr {
       const panel_block h = panel_reflectors(space, stored, tau, k0, kb, p - k0, s);
       apply_block(space, h, part(q, k0, k0, m - k0, p - k0), false);
     }
+    space.fence();  // before the scratch goes
   }
 };
 

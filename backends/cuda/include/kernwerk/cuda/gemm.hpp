@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/cuda/runtime.hpp"
@@ -30,20 +31,32 @@ struct matmul_colsum_tuned<Kokkos::Cuda> : gpu_impl::gpu_colsum<cuda_impl::cuda_
 #if KERNWERK_ENABLE_CUBLAS
 namespace kernwerk::cuda_impl {
 
-// One cuBLAS handle for the process, created on first use, destroyed when Kokkos finalises.
-inline cublasHandle_t cublas_handle(std::unique_lock<std::mutex>& lock) {
+// A cuBLAS handle a stream (a handle's workspace serves one stream's kernels at a time: a handle
+// shared between streams would have to wait for each call), created on a stream's first call and
+// destroyed when Kokkos finalises. The lock covers enqueuing a call, not running it.
+inline cublasHandle_t cublas_handle(cudaStream_t stream, std::unique_lock<std::mutex>& lock) {
   static std::mutex mutex;
-  static cublasHandle_t handle = nullptr;
+  static std::unordered_map<cudaStream_t, cublasHandle_t>* handles = nullptr;
   lock = std::unique_lock<std::mutex>(mutex);
-  if (!handle) {
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
-      throw error("kernwerk::gemm (cuBLAS): cublasCreate failed");
+  if (!handles) {
+    handles = new std::unordered_map<cudaStream_t, cublasHandle_t>();
     Kokkos::push_finalize_hook([] {
       std::lock_guard<std::mutex> guard(mutex);
-      cublasDestroy(handle);
-      handle = nullptr;
+      for (const auto& entry : *handles) cublasDestroy(entry.second);
+      delete handles;
+      handles = nullptr;
     });
   }
+  const auto found = handles->find(stream);
+  if (found != handles->end()) return found->second;
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+    throw error("kernwerk::gemm (cuBLAS): cublasCreate failed");
+  if (cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+    cublasDestroy(handle);
+    throw error("kernwerk::gemm (cuBLAS): cublasSetStream failed");
+  }
+  handles->emplace(stream, handle);
   return handle;
 }
 
@@ -107,8 +120,7 @@ struct cublas_gemm {
     bool swapped = false;
     plan(a, b, c, x, y, z, swapped);
     std::unique_lock<std::mutex> lock;
-    const cublasHandle_t handle = cublas_handle(lock);
-    cublasSetStream(handle, space.cuda_stream());
+    const cublasHandle_t handle = cublas_handle(space.cuda_stream(), lock);
     const int m = int(c.extent(0)), n = int(c.extent(1)), k = int(a.extent(1));
     const T al = T(alpha), be = T(beta);
     const auto op = [](const cublas_operand& o) { return o.transposed ? CUBLAS_OP_T : CUBLAS_OP_N; };
@@ -126,7 +138,6 @@ struct cublas_gemm {
                                      b.data(), y.leading, &be, c.data(), z.leading);
     if (status != CUBLAS_STATUS_SUCCESS)
       throw error("kernwerk::gemm (cuBLAS): status " + std::to_string(int(status)));
-    space.fence();
   }
 };
 

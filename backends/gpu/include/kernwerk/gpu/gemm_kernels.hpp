@@ -129,7 +129,6 @@ struct gpu_gemm {
                       (g.m + gemm_block_m - 1) / gemm_block_m);
       sgemm_tiles<><<<grid, gemm_threads, 0, Runtime::stream(space)>>>(g);
       Runtime::check_launch("sgemm_tiles");
-      space.fence();
     }
   }
 };

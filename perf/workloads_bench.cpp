@@ -5,7 +5,8 @@
 //   kernwerk_bench_workloads [--scale full|small] [--repeat 5] [--machine NAME] [--json FILE]
 //
 // full: the sizes (diffusion 2000^2 x 10,000 steps, integration 102,400^2, sum 2^28,
-// saxpy 10^8, gemm 4096^3, matmul_colsum 10000 x 5000 x 7000, CG on a 1024^2 Laplacian);
+// saxpy 10^8, gemm 4096^3, matmul_colsum 10000 x 5000 x 7000, CG on 128^2, 1024^2 and 2048^2
+// Laplacians and on a dense 8192^2 matrix);
 // small: sizes a 2-core host finishes in seconds.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
@@ -67,7 +68,9 @@ void require(bool ok, const std::string& what) {
 }
 
 struct sizes {
-  std::size_t grid, steps, integrate, sum, saxpy, gemm, colsum_m, colsum_j, colsum_k, cg_grid;
+  std::size_t grid, steps, integrate, sum, saxpy, gemm, colsum_m, colsum_j, colsum_k;
+  std::vector<std::int64_t> cg_grids;
+  std::int64_t cg_dense;
 };
 
 void diffusion(const sizes& s, int repeat, std::vector<record>& out) {
@@ -180,20 +183,19 @@ void dense(const sizes& s, int repeat, std::vector<record>& out) {
   out.push_back({"gemv_batched", "auto", "10 x (150x100) float32", gm, gb, 4.0 * (150 * 100 + 10 * 250), 2.0 * 10 * 150 * 100, ""});
 }
 
-void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
-  const std::int64_t g = s.cg_grid, n = g * g;
-  // The 5-point Laplacian in CSR, built on the host.
-  std::vector<std::int64_t> starts{0}, columns;
+// The 5-point Laplacian of a g x g grid in CSR (int32 indices, as CuPy's), built on the host.
+auto laplacian(std::int64_t g) {
+  std::vector<int> starts{0}, columns;
   std::vector<double> values;
   for (std::int64_t i = 0; i < g; ++i)
     for (std::int64_t j = 0; j < g; ++j) {
       const std::int64_t near[5][2] = {{i - 1, j}, {i, j - 1}, {i, j}, {i, j + 1}, {i + 1, j}};
       for (const auto& p : near)
         if (p[0] >= 0 && p[1] >= 0 && p[0] < g && p[1] < g) {
-          columns.push_back(p[0] * g + p[1]);
+          columns.push_back(int(p[0] * g + p[1]));
           values.push_back(p[0] == i && p[1] == j ? 4.0 : -1.0);
         }
-      starts.push_back(std::int64_t(columns.size()));
+      starts.push_back(int(columns.size()));
     }
   auto to_space = [](const auto& v) {
     using T = typename std::decay_t<decltype(v)>::value_type;
@@ -201,17 +203,61 @@ void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
     Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
     return d;
   };
-  const auto a = make_csr(to_space(starts), to_space(columns), to_space(values));
-  const auto b = random_vector<double>(std::size_t(n), 12);
-  Kokkos::View<double*, memory> x("x", n);
+  return make_csr(to_space(starts), to_space(columns), to_space(values));
+}
+
+// CG to ||r|| <= 1e-6 ||b|| on Laplacians (the time per step), and dense CG for a fixed number of
+// steps beside one product A v (the bound: a step reads A once). Bytes a step moves: the CSR
+// arrays once, and ten float64 vector accesses a row (x, p, r, s, q read and written; the
+// neighbours' values counted once); dense: A once and 11 vector accesses a row.
+void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
+  for (const std::int64_t g : s.cg_grids) {
+    const std::int64_t n = g * g;
+    const auto a = laplacian(g);
+    const auto b = random_vector<double>(std::size_t(n), 12);
+    Kokkos::View<double*, memory> x("x", n);
+    cg_result result;
+    const auto [median, best] = timed([&] {
+      Kokkos::deep_copy(x, 0.0);
+      result = conjugate_gradient(space(), a, b, x, cg_options{1e-6, 0});
+    }, repeat);
+    const double per = double(result.iterations), nnz = double(a.values.extent(0));
+    const double bytes = 4.0 * (n + 1) + 12.0 * nnz + 80.0 * n;
+    out.push_back({"conjugate_gradient", "csr", std::to_string(g) + "^2 Laplacian, " + std::to_string(result.iterations) + " steps",
+                   median / per, best / per, bytes, 0, "per step, int32 indices"});
+  }
+  // Dense SPD: the Kac-Murdock-Szego matrix A(i, j) = 0.99^|i - j| (condition about 4 10^4: 200
+  // steps stay far from the tolerance).
+  const std::int64_t n = s.cg_dense, steps = 200;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory> a("a", n, n);
+  Kokkos::parallel_for("spd", Kokkos::MDRangePolicy<space, Kokkos::Rank<2>>({0, 0}, {n, n}),
+                       KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+                         a(i, j) = kernwerk::impl::math::pow(0.99, double(i > j ? i - j : j - i));
+                       });
+  const auto b = random_vector<double>(std::size_t(n), 13);
+  Kokkos::View<double*, memory> x("x", n), y("y", n);
   cg_result result;
   const auto [median, best] = timed([&] {
     Kokkos::deep_copy(x, 0.0);
-    result = conjugate_gradient(space(), a, b, x, cg_options{1e-6, 0});
+    try {  // exactly `steps` steps
+      conjugate_gradient(space(), a, b, x, cg_options{1e-12, steps});
+    } catch (const not_converged& e) {
+      result = e.result();
+    }
   }, repeat);
-  const double per = double(result.iterations);
-  out.push_back({"conjugate_gradient", "csr", std::to_string(g) + "^2 Laplacian, " + std::to_string(result.iterations) + " steps",
-                 median / per, best / per, 8.0 * n * 12, 0, "per step"});
+  require(result.iterations == steps && result.residual_norm < result.residual_history.front(),
+          "dense CG: " + std::to_string(result.iterations) + " steps to " + std::to_string(result.residual_norm));
+  const double bytes = 8.0 * n * n + 88.0 * n;
+  out.push_back({"conjugate_gradient", "dense", std::to_string(n) + "^2 float64, " + std::to_string(steps) + " steps",
+                 median / steps, best / steps, bytes, 2.0 * n * n, "per step"});
+  const auto [gemv_median, gemv_best] = timed([&] {
+    gemm(space(), 1.0, a, Kokkos::View<double**, Kokkos::LayoutLeft, memory>(x.data(), n, 1), 0.0,
+         Kokkos::View<double**, Kokkos::LayoutLeft, memory>(y.data(), n, 1),
+         gemm_options{gemm_implementation::vendor});
+  }, repeat);
+  const bool host = std::is_same_v<memory, Kokkos::HostSpace>;
+  out.push_back({"gemv", host ? "Eigen (gemm vendor)" : "cuBLAS (gemm vendor)", std::to_string(n) + "^2 float64", gemv_median, gemv_best,
+                 8.0 * n * n + 16.0 * n, 2.0 * n * n, "A v: the bound of a dense step"});
 }
 
 }  // namespace bench_workloads
@@ -237,8 +283,8 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   const sizes s = scale == "full"
-                      ? sizes{2000, 10000, 102400, std::size_t(1) << 28, 100000000, 4096, 10000, 5000, 7000, 1024}
-                      : sizes{500, 200, 4096, std::size_t(1) << 24, 10000000, 512, 1000, 500, 700, 128};
+                      ? sizes{2000, 10000, 102400, std::size_t(1) << 28, 100000000, 4096, 10000, 5000, 7000, {128, 1024, 2048}, 8192}
+                      : sizes{500, 200, 4096, std::size_t(1) << 24, 10000000, 512, 1000, 500, 700, {128, 512}, 2048};
   std::vector<record> records;
   try {
     diffusion(s, repeat, records);

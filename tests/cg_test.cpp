@@ -123,6 +123,127 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky",
 }
 TEST_CASE_TEMPLATE_APPLY(cg_solves, enabled_spaces);
 
+// The textbook CG in float64 on the host (Hestenes and Stiefel: two separate dot products a
+// step), the independent reference for the residual history.
+std::vector<double> textbook_history(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                     Eigen::VectorXd x, double tolerance, int max_steps) {
+  Eigen::VectorXd r = b - a * x, p = r;
+  double rr = r.squaredNorm();
+  const double b_norm = b.norm();
+  std::vector<double> history{std::sqrt(rr) / b_norm};
+  for (int k = 0; k < max_steps && !(history.back() <= tolerance); ++k) {
+    const Eigen::VectorXd ap = a * p;
+    const double alpha = rr / p.dot(ap);
+    x += alpha * p;
+    r -= alpha * ap;
+    const double next = r.squaredNorm();
+    p = r + (next / rr) * p;
+    rr = next;
+    history.push_back(std::sqrt(rr) / b_norm);
+  }
+  return history;
+}
+
+template <class Space, class Layout>
+Kokkos::View<double**, Layout, typename Space::memory_space> dense_in_layout(const Eigen::MatrixXd& a) {
+  Kokkos::View<double**, Layout, typename Space::memory_space> view("a", a.rows(), a.cols());
+  auto host = Kokkos::create_mirror_view(view);
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j) host(i, j) = a(i, j);
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+// The history against the textbook iteration, the stop at the first step within the tolerance,
+// and the true residual of the answer.
+void check_against_textbook(const cg_result& result, const std::vector<double>& x,
+                            const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                            const Eigen::VectorXd& x0, double tolerance) {
+  const auto reference = textbook_history(a, b, x0, tolerance, int(b.size()) * 4);
+  const auto& history = result.residual_history;
+  REQUIRE(history.size() == std::size_t(result.iterations + 1));
+  CHECK(std::abs(double(history.size()) - double(reference.size())) <= 2);
+  const std::size_t compared = std::min<std::size_t>({history.size(), reference.size(), 25});
+  for (std::size_t k = 0; k < compared; ++k) {
+    CAPTURE(k);
+    CHECK(std::abs(history[k] - reference[k]) <= 1e-7 * reference[k] + 1e-15);
+  }
+  CHECK(history.back() <= tolerance);
+  for (std::size_t k = 0; k + 1 < history.size(); ++k) CHECK(history[k] > tolerance);
+  CHECK(result.residual_norm == history.back());
+  const Eigen::VectorXd xe = Eigen::Map<const Eigen::VectorXd>(x.data(), Eigen::Index(x.size()));
+  CHECK((b - a * xe).norm() / b.norm() <= 10 * tolerance);
+}
+
+TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: history as the textbook CG's, every layout, batches", Space, cg_textbook) {
+  // CSR with int32 indices, 40 x 40 grid: a few hundred steps, many batches of steps.
+  const laplacian_2d lap(40);
+  const int size = 40 * 40;
+  const auto bv = random_vector(size, 31), x0v = random_vector(size, 32);
+  const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(bv.data(), size);
+  const Eigen::VectorXd x0 = Eigen::Map<const Eigen::VectorXd>(x0v.data(), size);
+  const Eigen::MatrixXd dense = lap.dense();
+  auto x = to_space<Space>(x0v);
+  const auto csr = make_csr(to_space<Space>(lap.starts), to_space<Space>(lap.columns),
+                            to_space<Space>(lap.values));
+  const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-9, 0});
+  CHECK(result.iterations > 40);
+  check_against_textbook(result, to_vector<double>(x), dense, b, x0, 1e-9);
+
+  // Dense, row- and column-major and strided (a transposed view): the same answers.
+  const int n = 90;
+  Eigen::MatrixXd m(n, n);
+  const auto entries = random_vector(n * n, 33);
+  for (int i = 0; i < n * n; ++i) m(i / n, i % n) = entries[i];
+  const Eigen::MatrixXd a = m.transpose() * m + 5.0 * Eigen::MatrixXd::Identity(n, n);
+  const auto bd = random_vector(n, 34);
+  const Eigen::VectorXd bn = Eigen::Map<const Eigen::VectorXd>(bd.data(), n);
+  std::vector<std::vector<double>> answers;
+  const auto solve = [&](const auto& view) {
+    auto xd = to_space<Space>(std::vector<double>(n, 0.0));
+    const auto r = conjugate_gradient(Space(), view, to_space<Space>(bd), xd, cg_options{1e-10, 0});
+    check_against_textbook(r, to_vector<double>(xd), a, bn, Eigen::VectorXd::Zero(n), 1e-10);
+    answers.push_back(to_vector<double>(xd));
+  };
+  solve(dense_in_layout<Space, Kokkos::LayoutRight>(a));
+  const auto left = dense_in_layout<Space, Kokkos::LayoutLeft>(a);
+  solve(left);
+  using strided = Kokkos::View<double**, Kokkos::LayoutStride, typename Space::memory_space>;
+  solve(strided(left.data(), Kokkos::LayoutStride(n, n, n, 1)));  // A^T read through strides
+  for (const auto& answer : answers) CHECK(relative_error(answer, a.llt().solve(bn)) < 1e-8);
+
+  // max_iterations that ends inside a batch: exactly that many steps, x left as given.
+  const std::vector<double> guess(size, 0.5);
+  auto kept = to_space<Space>(guess);
+  try {
+    conjugate_gradient(Space(), csr, to_space<Space>(bv), kept, cg_options{1e-12, 21});
+    FAIL("no exception");
+  } catch (const not_converged& e) {
+    CHECK(e.result().iterations == 21);
+    CHECK(e.result().residual_history.size() == 22);
+  }
+  CHECK(to_vector<double>(kept) == guess);
+
+  // A diagonal system of 5: CG ends in at most 5 steps with a residual of (nearly) 0; the
+  // steps launched after it must not touch x.
+  Eigen::MatrixXd diagonal = Eigen::MatrixXd::Zero(5, 5);
+  for (int i = 0; i < 5; ++i) diagonal(i, i) = 1.0 + i;
+  auto xs = to_space<Space>(std::vector<double>(5, 0.0));
+  const auto small = conjugate_gradient(Space(), dense_view<Space>(diagonal),
+                                        to_space<Space>(std::vector<double>{1, 2, 3, 4, 5}), xs,
+                                        cg_options{1e-15, 0});
+  CHECK(small.iterations <= 5);
+  for (const double value : to_vector<double>(xs)) CHECK(value == doctest::Approx(1.0).epsilon(1e-12));
+
+  // x0 already the solution: no step.
+  auto exact = to_space<Space>(std::vector<double>(5, 1.0));
+  const auto none = conjugate_gradient(Space(), dense_view<Space>(diagonal),
+                                       to_space<Space>(std::vector<double>{1, 2, 3, 4, 5}), exact);
+  CHECK(none.iterations == 0);
+  CHECK(none.residual_history == std::vector<double>{0.0});
+}
+TEST_CASE_TEMPLATE_APPLY(cg_textbook, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: errors leave x as it was", Space, cg_errors) {
   const int n = 16;
   const laplacian_2d lap(4);

@@ -1,7 +1,7 @@
 #pragma once
 // Checks, matrix operators (dense, CSR) and the generic conjugate gradient iteration of
-// kernwerk/cg.hpp. The iteration keeps x, r, p and A p in float64 in the execution space's
-// memory; x is written back only when it converged.
+// kernwerk/cg.hpp. The iteration keeps its vectors in float64 in the execution space's memory
+// and its scalars there too; x is written back only when it converged.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
 
 namespace kernwerk::impl {
@@ -25,56 +26,267 @@ struct is_csr : std::false_type {};
 template <class R, class C, class V>
 struct is_csr<csr_matrix<R, C, V>> : std::true_type {};
 
-// y = A p, one team per row.
-template <class ExecutionSpace, class Matrix, class In, class Out>
-struct dense_rows {
-  Matrix a;
-  In p;
-  Out y;
+// (r, r) and (r, A r) of one step, compensated: the two sums of Chronopoulos and Gear's CG.
+struct cg_sums {
+  compensated_value rr, rar;
+  KOKKOS_INLINE_FUNCTION void add(const cg_sums& other) {
+    rr.add(other.rr);
+    rar.add(other.rar);
+  }
+};
+
+// Reduces into a cg_sums in the execution space's memory: no host round trip.
+template <class Memory>
+struct cg_sums_into {
+  using reducer = cg_sums_into;
+  using value_type = cg_sums;
+  using result_view_type = Kokkos::View<value_type, Memory, Kokkos::MemoryUnmanaged>;
+
+  explicit cg_sums_into(value_type* target) : target_(target) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.add(src); }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    value_type d{{dest.rr.sum, dest.rr.carry}, {dest.rar.sum, dest.rar.carry}};
+    d.add(value_type{{src.rr.sum, src.rr.carry}, {src.rar.sum, src.rar.carry}});
+    dest.rr.sum = d.rr.sum;
+    dest.rr.carry = d.rr.carry;
+    dest.rar.sum = d.rar.sum;
+    dest.rar.carry = d.rar.carry;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = value_type{}; }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *target_.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return target_; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+
+ private:
+  result_view_type target_;
+};
+
+// What the steps of a run leave in the execution space's memory, and how a step starts from it.
+// The iteration is Chronopoulos and Gear's: with s = A r, gamma_k = (r_k, r_k) and
+// delta_k = (r_k, s_k) from the step before,
+//   beta_k = gamma_k / gamma_{k-1},  p^T A p = delta_k - beta_k gamma_k / alpha_{k-1},
+//   alpha_k = gamma_k / p^T A p,
+//   p = r + beta p,  q = s + beta q (= A p),  x += alpha p,  r -= alpha q,  s = A r,
+// one reduction a step (both sums together), the same iterates as the textbook CG in exact
+// arithmetic. A step reads its scalars from memory: the host launches steps without waiting
+// for them and looks at the record every few steps. A step that finds the residual within the
+// tolerance, or p^T A p <= 0, changes nothing and says so in `stop`; so do the steps after it.
+template <class Memory>
+struct cg_record {
+  Kokkos::View<cg_sums*, Memory> sums;                // sums(k): gamma_k and delta_k
+  Kokkos::View<double*, Memory> alpha, curvature;     // of step k
+  Kokkos::View<std::int64_t*, Memory> stop;           // {why, step}: why 1 converged, 2 p^T A p <= 0
+  double b_norm, tolerance;
+
+  enum : std::int64_t { running = 0, converged = 1, not_positive = 2 };
+  struct step_scalars {
+    double alpha, beta;
+    bool go;
+  };
+  // The scalars of step k; `reporter` (one thread of the launch) writes alpha_k and any stop.
+  KOKKOS_INLINE_FUNCTION step_scalars begin(std::int64_t k, bool reporter) const {
+    if (stop(0) != running) return {0.0, 0.0, false};
+    const double gamma = sums(k).rr.value(), delta = sums(k).rar.value();
+    if (math::sqrt(gamma) / b_norm <= tolerance) {  // as the host tests it
+      if (reporter) {
+        stop(1) = k;
+        stop(0) = converged;
+      }
+      return {0.0, 0.0, false};
+    }
+    const double beta = k == 0 ? 0.0 : gamma / sums(k - 1).rr.value();
+    const double pap = k == 0 ? delta : delta - beta * gamma / alpha(k - 1);
+    if (!(pap > 0.0)) {
+      if (reporter) {
+        curvature(k) = pap;
+        stop(1) = k;
+        stop(0) = not_positive;
+      }
+      return {0.0, 0.0, false};
+    }
+    const double a = gamma / pap;
+    if (reporter) alpha(k) = a;
+    return {a, beta, true};
+  }
+};
+
+// r - alpha (s + beta q): the next residual, written once so that every use rounds alike.
+KOKKOS_INLINE_FUNCTION double cg_next_residual(double r, double s, double q, double alpha,
+                                               double beta) {
+  return r - alpha * (s + beta * q);
+}
+
+// Rows an index of a step's range takes: one on a GPU; on a host, enough that the scalars
+// (a square root and three divisions) are worked out once for many rows.
+template <class ExecutionSpace>
+inline constexpr std::int64_t cg_rows_per_index =
+    Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 512 : 1;
+
+// The vectors of a run, in float64. r, s and q have two copies, a step reading one and writing
+// the other (a CSR step reads its neighbours' old values); dense steps use the first only.
+template <class Memory>
+struct cg_vectors {
+  using vector = Kokkos::View<double*, Memory>;
+  vector x, p, r[2], s[2], q[2];
+  explicit cg_vectors(std::int64_t n, bool two_copies) {
+    const auto alloc = [&](const char* label, std::int64_t size) {
+      return vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+    };
+    const std::int64_t second = two_copies ? n : 0;
+    x = alloc("kernwerk::cg::x", n);
+    p = alloc("kernwerk::cg::p", n);
+    r[0] = alloc("kernwerk::cg::r", n), r[1] = alloc("kernwerk::cg::r", second);
+    s[0] = alloc("kernwerk::cg::s", n), s[1] = alloc("kernwerk::cg::s", second);
+    q[0] = alloc("kernwerk::cg::q", n), q[1] = alloc("kernwerk::cg::q", second);
+  }
+};
+
+// Dense A: y = A v, a team a row, with the sums (v, v) and (v, y). A is read along whichever of
+// its axes is contiguous (a row, or the column of the same index: A is symmetric).
+template <class ExecutionSpace, class Matrix>
+struct dense_product {
+  using memory = typename ExecutionSpace::memory_space;
+  using vector = Kokkos::View<double*, memory>;
   using member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
-    const std::int64_t i = team.league_rank();
+  Matrix a;
+  vector v, y;
+  Kokkos::View<std::int64_t*, memory> stop;  // none: always; else only while a run goes on
+  bool by_columns;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, cg_sums& sums) const {
+    if (stop.extent(0) && stop(0) != cg_record<memory>::running) return;
+    const std::int64_t i = team.league_rank(), n = std::int64_t(v.extent(0));
     double sum = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, std::int64_t(a.extent(1))),
-        [&](const std::int64_t j, double& partial) { partial += double(a(i, j)) * p(j); }, sum);
-    Kokkos::single(Kokkos::PerTeam(team), [&] { y(i) = sum; });
+    if (by_columns)
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, n),
+          [&](const std::int64_t j, double& partial) { partial += double(a(j, i)) * v(j); }, sum);
+    else
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, n),
+          [&](const std::int64_t j, double& partial) { partial += double(a(i, j)) * v(j); }, sum);
+    if (team.team_rank() == 0) {
+      y(i) = sum;
+      sums.rr.add(v(i) * v(i));
+      sums.rar.add(v(i) * sum);
+    }
   }
 };
 
 template <class ExecutionSpace, class Matrix>
 struct dense_operator {
+  using memory = typename ExecutionSpace::memory_space;
+  using vector = Kokkos::View<double*, memory>;
   Matrix a;
-  template <class In, class Out>
-  void apply(const ExecutionSpace& space, const In& p, const Out& y) const {
-    Kokkos::parallel_for("kernwerk::cg::dense_product",
-                         Kokkos::TeamPolicy<ExecutionSpace>(space, int(a.extent(0)), Kokkos::AUTO),
-                         dense_rows<ExecutionSpace, Matrix, In, Out>{a, p, y});
+  static constexpr bool two_copies = false;
+
+  // out = A in, with (in, in) and (in, out) reduced into *target; skipped once `stop` is set.
+  void product(const ExecutionSpace& space, const vector& in, const vector& out, cg_sums* target,
+               const Kokkos::View<std::int64_t*, memory>& stop = {}) const {
+    const bool by_columns = a.stride(0) == 1 && a.stride(1) != 1;
+    Kokkos::parallel_reduce("kernwerk::cg::dense_product",
+                            Kokkos::TeamPolicy<ExecutionSpace>(space, int(a.extent(0)), Kokkos::AUTO),
+                            dense_product<ExecutionSpace, Matrix>{a, in, out, stop, by_columns},
+                            cg_sums_into<memory>(target));
+  }
+  // Step k: the vector updates, then s = A r with the next step's sums.
+  void step(const ExecutionSpace& space, const cg_record<memory>& record, const cg_vectors<memory>& v,
+            std::int64_t k) const {
+    const vector x = v.x, p = v.p, r = v.r[0], s = v.s[0], q = v.q[0];
+    constexpr std::int64_t rows = cg_rows_per_index<ExecutionSpace>;
+    const std::int64_t n = std::int64_t(x.extent(0));
+    Kokkos::parallel_for(
+        "kernwerk::cg::update",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, (n + rows - 1) / rows),
+        KOKKOS_LAMBDA(const std::int64_t index) {
+          const auto scalars = record.begin(k, index == 0);
+          if (!scalars.go) return;
+          for (std::int64_t i = index * rows; i < n && i < (index + 1) * rows; ++i) {
+            const double pi = r(i) + scalars.beta * p(i), qi = s(i) + scalars.beta * q(i);
+            p(i) = pi;
+            q(i) = qi;
+            x(i) += scalars.alpha * pi;
+            r(i) -= scalars.alpha * qi;
+          }
+        });
+    product(space, r, s, record.sums.data() + k + 1, record.stop);
   }
 };
 
-template <class Csr, class In, class Out>
-struct csr_rows {
+// CSR A: y = A v with the sums (v, v) and (v, y), a thread a row.
+template <class Csr, class Vector>
+struct csr_product {
   Csr a;
-  In p;
-  Out y;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+  Vector v, y;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, cg_sums& sums) const {
     double sum = 0.0;
     const auto end = a.row_starts(i + 1);
-    for (auto e = a.row_starts(i); e < end; ++e) sum += double(a.values(e)) * p(a.columns(e));
+    for (auto e = a.row_starts(i); e < end; ++e) sum += double(a.values(e)) * v(a.columns(e));
     y(i) = sum;
+    sums.rr.add(v(i) * v(i));
+    sums.rar.add(v(i) * sum);
+  }
+};
+
+// A whole CSR step in one pass, a thread a row: row i's p, q, x and r, and s = A r with r at
+// the neighbours recomputed from their old r, s and q (as row j computes its own).
+template <class Memory, class Csr, std::int64_t rows>
+struct csr_step {
+  using vector = Kokkos::View<double*, Memory>;
+  Csr a;
+  cg_record<Memory> record;
+  vector x, p, r, s, q, r_next, s_next, q_next;
+  std::int64_t k;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index, cg_sums& sums) const {
+    const auto scalars = record.begin(k, index == 0);
+    if (!scalars.go) return;
+    const double alpha = scalars.alpha, beta = scalars.beta;
+    const std::int64_t n = std::int64_t(x.extent(0)), last = (index + 1) * rows < n ? (index + 1) * rows : n;
+    for (std::int64_t i = index * rows; i < last; ++i) {
+      const double pi = r(i) + beta * p(i), qi = s(i) + beta * q(i);
+      const double ri = cg_next_residual(r(i), s(i), q(i), alpha, beta);
+      p(i) = pi;
+      q_next(i) = qi;
+      x(i) += alpha * pi;
+      r_next(i) = ri;
+      double si = 0.0;
+      const auto end = a.row_starts(i + 1);
+      for (auto e = a.row_starts(i); e < end; ++e) {
+        const auto j = a.columns(e);
+        si += double(a.values(e)) * cg_next_residual(r(j), s(j), q(j), alpha, beta);
+      }
+      s_next(i) = si;
+      sums.rr.add(ri * ri);
+      sums.rar.add(ri * si);
+    }
   }
 };
 
 template <class ExecutionSpace, class Csr>
 struct csr_operator {
+  using memory = typename ExecutionSpace::memory_space;
+  using vector = Kokkos::View<double*, memory>;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Csr a;
-  template <class In, class Out>
-  void apply(const ExecutionSpace& space, const In& p, const Out& y) const {
-    Kokkos::parallel_for("kernwerk::cg::csr_product",
-                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-                             space, 0, std::int64_t(a.row_starts.extent(0)) - 1),
-                         csr_rows<Csr, In, Out>{a, p, y});
+  static constexpr bool two_copies = true;
+
+  void product(const ExecutionSpace& space, const vector& in, const vector& out, cg_sums* target) const {
+    Kokkos::parallel_reduce("kernwerk::cg::csr_product",
+                            policy(space, 0, std::int64_t(a.row_starts.extent(0)) - 1),
+                            csr_product<Csr, vector>{a, in, out}, cg_sums_into<memory>(target));
+  }
+  void step(const ExecutionSpace& space, const cg_record<memory>& record, const cg_vectors<memory>& v,
+            std::int64_t k) const {
+    const int in = int(k & 1), out = 1 - in;
+    constexpr std::int64_t rows = cg_rows_per_index<ExecutionSpace>;
+    Kokkos::parallel_reduce("kernwerk::cg::csr_step",
+                            policy(space, 0, (std::int64_t(v.x.extent(0)) + rows - 1) / rows),
+                            csr_step<memory, Csr, rows>{a, record, v.x, v.p, v.r[in], v.s[in], v.q[in],
+                                                        v.r[out], v.s[out], v.q[out], k},
+                            cg_sums_into<memory>(record.sums.data() + k + 1));
   }
 };
 
@@ -212,24 +424,16 @@ struct cg_outcome {
   std::vector<double> history;
 };
 
-// x += alpha p; r -= alpha ap; returns r . r (compensated).
-template <class V>
-struct cg_update {
-  V x, r, p, ap;
-  double alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, compensated_value& rr) const {
-    x(i) += alpha * p(i);
-    r(i) -= alpha * ap(i);
-    rr.add(r(i) * r(i));
-  }
-};
+// Steps between two looks at the record: the host waits for the device once per batch. A
+// batch may hold steps after the one that stops the run; they change nothing.
+inline constexpr std::int64_t cg_batch = 16;
 
 template <class ExecutionSpace, class Operator, class B, class X>
 cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operator& op, const B& b,
                                       const X& x, double tolerance, std::int64_t max_iterations) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using vector = Kokkos::View<double*, memory_space>;
+  using memory = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using record_type = cg_record<memory>;
   const std::int64_t n = b.extent(0);
   cg_outcome outcome;
   if (max_iterations == 0) max_iterations = std::max<std::int64_t>(n, 1);
@@ -241,42 +445,47 @@ cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operato
     outcome.history.push_back(0.0);
     return outcome;
   }
-  const auto alloc = [&](const char* label) {
-    return vector(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
-  };
-  vector xk = alloc("kernwerk::cg::x"), r = alloc("kernwerk::cg::r"), p = alloc("kernwerk::cg::p"),
-         ap = alloc("kernwerk::cg::ap");
-  Kokkos::parallel_for("kernwerk::cg::start", policy(space, 0, n),
-                       KOKKOS_LAMBDA(const std::int64_t i) { xk(i) = double(x(i)); });
-  op.apply(space, xk, ap);
+  const cg_vectors<memory> v(n, Operator::two_copies);
+  const record_type record{
+      Kokkos::View<cg_sums*, memory>("kernwerk::cg::sums", max_iterations + 1),
+      Kokkos::View<double*, memory>("kernwerk::cg::alpha", max_iterations),
+      Kokkos::View<double*, memory>("kernwerk::cg::curvature", max_iterations),
+      Kokkos::View<std::int64_t*, memory>("kernwerk::cg::stop", 2), b_norm, tolerance};
+  // r = b - A x, s = A r, p = q = 0 (step 0 takes beta = 0)
+  const auto xk = v.x, p = v.p, r = v.r[0], s = v.s[0], q = v.q[0];
+  Kokkos::parallel_for("kernwerk::cg::start", policy(space, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+    xk(i) = double(x(i));
+    p(i) = 0.0;
+    q(i) = 0.0;
+  });
+  op.product(space, xk, s, record.sums.data());
   Kokkos::parallel_for("kernwerk::cg::residual", policy(space, 0, n),
-                       KOKKOS_LAMBDA(const std::int64_t i) {
-                         r(i) = double(b(i)) - ap(i);
-                         p(i) = r(i);
-                       });
-  double rr = compensated_sum_of(space, n, product_term<vector, vector>{r, r});
-  outcome.residual = std::sqrt(rr) / b_norm;
-  outcome.history.push_back(outcome.residual);
-  while (!(outcome.residual <= tolerance) && outcome.iterations < max_iterations) {
-    op.apply(space, p, ap);
-    const double curvature = compensated_sum_of(space, n, product_term<vector, vector>{p, ap});
-    if (!(curvature > 0.0)) {
-      outcome.negative_curvature = true;
-      outcome.curvature = curvature;
-      return outcome;
-    }
-    compensated_value next;
-    Kokkos::parallel_reduce("kernwerk::cg::update", policy(space, 0, n),
-                            cg_update<vector>{xk, r, p, ap, rr / curvature},
-                            compensated_sum<Kokkos::HostSpace>(next));
+                       KOKKOS_LAMBDA(const std::int64_t i) { r(i) = double(b(i)) - s(i); });
+  op.product(space, r, s, record.sums.data());
+  // Steps in batches; after each, the stop flag and the new sums come back.
+  const auto sums_host = Kokkos::create_mirror_view(record.sums);
+  const auto stop_host = Kokkos::create_mirror_view(record.stop);
+  std::int64_t launched = 0, copied = 0;
+  while (true) {
+    const std::int64_t end = std::min(max_iterations, launched + cg_batch);
+    for (; launched < end; ++launched) op.step(space, record, v, launched);
+    const Kokkos::pair<std::int64_t, std::int64_t> fresh(copied, launched + 1);
+    Kokkos::deep_copy(space, Kokkos::subview(sums_host, fresh), Kokkos::subview(record.sums, fresh));
+    Kokkos::deep_copy(space, stop_host, record.stop);
     space.fence();
-    const double beta = next.value() / rr;
-    rr = next.value();
-    Kokkos::parallel_for("kernwerk::cg::direction", policy(space, 0, n),
-                         KOKKOS_LAMBDA(const std::int64_t i) { p(i) = r(i) + beta * p(i); });
-    ++outcome.iterations;
-    outcome.residual = std::sqrt(rr) / b_norm;
-    outcome.history.push_back(outcome.residual);
+    copied = launched + 1;
+    if (stop_host(0) != record_type::running || launched == max_iterations) break;
+  }
+  // the steps taken: up to the one that stopped, else all of them
+  const std::int64_t steps = stop_host(0) != record_type::running ? stop_host(1) : launched;
+  for (std::int64_t k = 0; k <= steps; ++k)
+    outcome.history.push_back(std::sqrt(sums_host(k).rr.value()) / b_norm);
+  outcome.iterations = steps;
+  outcome.residual = outcome.history.back();
+  if (stop_host(0) == record_type::not_positive) {
+    outcome.negative_curvature = true;
+    Kokkos::deep_copy(outcome.curvature, Kokkos::subview(record.curvature, steps));
+    return outcome;
   }
   outcome.converged = outcome.residual <= tolerance;
   if (outcome.converged) {

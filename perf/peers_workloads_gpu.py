@@ -7,7 +7,10 @@ sizes) and writes JSON in its schema, for perf/results_table.py.
 Peers: the course's Numba diffusion kernel (8x8 blocks, shared-memory tile, updating the field
 in place as published) and its 2-D integration kernel (one thread per x, float64 sin, the
 partial sums summed on the host); CuPy for the sum (float32 data, float64 accumulation),
-saxpy, the float32 matrix product (cuBLAS), and the course's matmul + sum and einsum.
+saxpy, the float32 matrix product (cuBLAS), and the course's matmul + sum and einsum; CuPy's
+cupyx.scipy.sparse.linalg.cg on the 5-point Laplacians (int32 CSR, to ||r|| <= 1e-6 ||b||, the
+time per step), the course's dense CG (`cg_solve`, A.dot(p) by cuBLAS, 200 steps) on the
+Kac-Murdock-Szego matrix kernwerk_bench_workloads uses, and A.dot(v) alone (cuBLAS gemv).
 """
 import math
 
@@ -144,7 +147,97 @@ def main():
         median, best, _ = timed(run, args.repeat, True)
         out.append(record("matmul_colsum", name, "10000x5000x7000", median, best, colsum_bytes, colsum_flops))
 
+    conjugate_gradients(out, args.repeat, sync)
     write_workloads(args, "Cuda", "peers (Numba, CuPy)", out)
+
+
+def laplacian(g):
+    """The 5-point Laplacian of a g x g grid, int32 CSR, as kernwerk_bench_workloads builds it."""
+    import cupyx.scipy.sparse as sparse
+    n = g * g
+    index = np.arange(n).reshape(g, g)
+    rows, cols, vals = [index.ravel()], [index.ravel()], [np.full(n, 4.0)]
+    for di, dj in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+        i0, i1 = max(0, -di), g - max(0, di)
+        j0, j1 = max(0, -dj), g - max(0, dj)
+        rows.append(index[i0:i1, j0:j1].ravel())
+        cols.append(index[i0 + di:i1 + di, j0 + dj:j1 + dj].ravel())
+        vals.append(np.full(rows[-1].size, -1.0))
+    a = sparse.coo_matrix((cp.asarray(np.concatenate(vals)),
+                           (cp.asarray(np.concatenate(rows)), cp.asarray(np.concatenate(cols)))),
+                          shape=(n, n)).tocsr()
+    a.indices = a.indices.astype(cp.int32)
+    a.indptr = a.indptr.astype(cp.int32)
+    return a
+
+
+def cg_solve(A, b, conv_iters, max_iters):
+    """The course's dense CG (its cg_solve), with a step limit."""
+    x = cp.zeros_like(b)
+    r = b - A.dot(x)
+    p = r
+    rsold = r.dot(r)
+    for i in range(max_iters):
+        Ap = A.dot(p)
+        alpha = rsold / (p.dot(Ap))
+        x = x + alpha * p
+        r = r - alpha * Ap
+        rsnew = r.dot(r)
+        if i % conv_iters == 0 and cp.sqrt(rsnew) < 1e-10:
+            break
+        beta = rsnew / rsold
+        p = r + beta * p
+        rsold = rsnew
+    return x
+
+
+def conjugate_gradients(out, repeat, sync):
+    from cupyx.scipy.sparse.linalg import cg
+    for g in (128, 1024, 2048):
+        a = laplacian(g)
+        b = cp.random.default_rng(12).random(g * g) * 2 - 1
+        steps = [0]
+
+        def count(_):
+            steps[0] += 1
+        try:
+            solve = lambda callback=None: cg(a, b, rtol=1e-6, maxiter=10 * g * g, callback=callback)
+            solve(count)
+        except TypeError:  # an older CuPy: tol, not rtol
+            solve = lambda callback=None: cg(a, b, tol=1e-6, maxiter=10 * g * g, callback=callback)
+            steps[0] = 0
+            solve(count)
+
+        def run_cg():
+            x, info = solve()
+            sync()
+            return info
+        median, best, info = timed(run_cg, repeat, False)
+        nnz = int(a.nnz)
+        nbytes = 4.0 * (g * g + 1) + 12.0 * nnz + 80.0 * g * g
+        out.append(record("conjugate_gradient", "cupy-cg-csr", f"{g}^2 Laplacian, {steps[0]} steps",
+                          median / steps[0], best / steps[0], nbytes, 0, f"per step, int32 indices, info {info}"))
+    n, steps = 8192, 200
+    i = cp.arange(n, dtype=cp.float64)
+    a = cp.power(0.905, cp.abs(i[:, None] - i[None, :]))
+    b = cp.random.default_rng(13).random(n) * 2 - 1
+
+    def run_course():
+        x = cg_solve(a, b, 25, steps)
+        sync()
+        return x
+    median, best, _ = timed(run_course, repeat, True)
+    out.append(record("conjugate_gradient", "cupy-course-dense", f"{n}^2 float64, {steps} steps",
+                      median / steps, best / steps, 8.0 * n * n + 88.0 * n, 2.0 * n * n, "per step, the course's cg_solve"))
+    v = cp.random.default_rng(14).random(n)
+
+    def run_gemv():
+        y = a.dot(v)
+        sync()
+        return y
+    median, best, _ = timed(run_gemv, repeat, True)
+    out.append(record("gemv", "cupy-cublas", f"{n}^2 float64", median, best, 8.0 * n * n + 16.0 * n,
+                      2.0 * n * n, "A v: the bound of a dense step"))
 
 if __name__ == "__main__":
     main()

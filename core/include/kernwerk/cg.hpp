@@ -42,8 +42,11 @@ class not_converged : public error {
 
 /// Solves A x = b for symmetric positive-definite A, a dense rank-2 View or a csr_matrix; x
 /// holds the initial guess and receives the solution. Stops when ||r|| <= tolerance ||b||
-/// (r = b - A x, float64 norms), after at most max_iterations steps. Vectors are float or
-/// double; arithmetic and reductions run in float64.
+/// (r the recurrence's residual, float64 norms), after at most max_iterations steps. Vectors are
+/// float or double; arithmetic and reductions run in float64. The iteration is Chronopoulos and
+/// Gear's (one reduction a step); the host checks the residuals every 16 steps, and steps
+/// launched after the stopping one change nothing. A dense A is read along its contiguous axis,
+/// as rows or (being symmetric) as columns.
 ///
 /// \throws kernwerk::invalid_argument naming the argument, before x is written: shapes,
 /// non-finite values in b or x, a CSR matrix whose row starts or column indices are out of order

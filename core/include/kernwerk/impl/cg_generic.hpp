@@ -118,11 +118,24 @@ KOKKOS_INLINE_FUNCTION double cg_next_residual(double r, double s, double q, dou
   return r - alpha * (s + beta * q);
 }
 
-// Rows an index of a step's range takes: one on a GPU; on a host, enough that the scalars
-// (a square root and three divisions) are worked out once for many rows.
+// How a step's rows are shared: on a GPU a thread a row, teams of 256 (a team policy: a range
+// reduction's grid is capped); on a host a thread takes 512 rows, so that its scalars (a square
+// root and three divisions) are worked out once for many rows.
 template <class ExecutionSpace>
-inline constexpr std::int64_t cg_rows_per_index =
-    Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 512 : 1;
+struct cg_teams {
+  static constexpr bool host = Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
+  static constexpr int threads = host ? 1 : 256;
+  static constexpr std::int64_t rows = host ? 512 : 256;
+  static auto policy(const ExecutionSpace& space, std::int64_t n) {
+    return light(Kokkos::TeamPolicy<ExecutionSpace>(space, int((n + rows - 1) / rows), threads));
+  }
+  // A step's kernel takes its functor as a launch argument (Kokkos 3 puts one past 512 bytes in
+  // constant memory, and then waits for the kernel before it to finish before each launch).
+  template <class Policy>
+  static auto light(const Policy& policy) {
+    return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  }
+};
 
 // The vectors of a run, in float64. r, s and q have two copies, a step reading one and writing
 // the other (a CSR step reads its neighbours' old values); dense steps use the first only.
@@ -143,13 +156,15 @@ struct cg_vectors {
   }
 };
 
-// Dense A: y = A v, a team a row, with the sums (v, v) and (v, y). A is read along whichever of
-// its axes is contiguous (a row, or the column of the same index: A is symmetric).
+// Dense A: y = A v, a team for `rows` rows (v read once for them, their loads in flight
+// together), with the sums (v, v) and (v, y). A is read along whichever of its axes is
+// contiguous (rows, or the columns of the same indices: A is symmetric).
 template <class ExecutionSpace, class Matrix>
 struct dense_product {
   using memory = typename ExecutionSpace::memory_space;
   using vector = Kokkos::View<double*, memory>;
   using member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  static constexpr int rows = 8;
   Matrix a;
   vector v, y;
   Kokkos::View<std::int64_t*, memory> stop;  // none: always; else only while a run goes on
@@ -157,21 +172,25 @@ struct dense_product {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, cg_sums& sums) const {
     if (stop.extent(0) && stop(0) != cg_record<memory>::running) return;
-    const std::int64_t i = team.league_rank(), n = std::int64_t(v.extent(0));
-    double sum = 0.0;
-    if (by_columns)
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, n),
-          [&](const std::int64_t j, double& partial) { partial += double(a(j, i)) * v(j); }, sum);
-    else
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, n),
-          [&](const std::int64_t j, double& partial) { partial += double(a(i, j)) * v(j); }, sum);
-    if (team.team_rank() == 0) {
-      y(i) = sum;
-      sums.rr.add(v(i) * v(i));
-      sums.rar.add(v(i) * sum);
-    }
+    const std::int64_t n = std::int64_t(v.extent(0)), first = team.league_rank() * std::int64_t(rows);
+    // (past the last row, the last row again: the loops keep their fixed length, and the
+    // totals stay in registers)
+    std::int64_t row[rows];
+    for (int u = 0; u < rows; ++u) row[u] = first + u < n ? first + u : n - 1;
+    double total[rows] = {};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const std::int64_t j) {
+      const double vj = v(j);
+      for (int u = 0; u < rows; ++u) total[u] += double(by_columns ? a(j, row[u]) : a(row[u], j)) * vj;
+    });
+    for (int u = 0; u < rows; ++u) team.team_reduce(Kokkos::Sum<double>(total[u]));
+    if (team.team_rank() == 0)
+      for (int u = 0; u < rows; ++u)
+        if (first + u < n) {
+          const std::int64_t i = first + u;
+          y(i) = total[u];
+          sums.rr.add(v(i) * v(i));
+          sums.rar.add(v(i) * total[u]);
+        }
   }
 };
 
@@ -186,30 +205,34 @@ struct dense_operator {
   void product(const ExecutionSpace& space, const vector& in, const vector& out, cg_sums* target,
                const Kokkos::View<std::int64_t*, memory>& stop = {}) const {
     const bool by_columns = a.stride(0) == 1 && a.stride(1) != 1;
+    using functor = dense_product<ExecutionSpace, Matrix>;
     Kokkos::parallel_reduce("kernwerk::cg::dense_product",
-                            Kokkos::TeamPolicy<ExecutionSpace>(space, int(a.extent(0)), Kokkos::AUTO),
-                            dense_product<ExecutionSpace, Matrix>{a, in, out, stop, by_columns},
+                            cg_teams<ExecutionSpace>::light(Kokkos::TeamPolicy<ExecutionSpace>(
+                                space, int((a.extent(0) + functor::rows - 1) / functor::rows),
+                                cg_teams<ExecutionSpace>::threads)),
+                            functor{a, in, out, stop, by_columns},
                             cg_sums_into<memory>(target));
   }
   // Step k: the vector updates, then s = A r with the next step's sums.
   void step(const ExecutionSpace& space, const cg_record<memory>& record, const cg_vectors<memory>& v,
             std::int64_t k) const {
     const vector x = v.x, p = v.p, r = v.r[0], s = v.s[0], q = v.q[0];
-    constexpr std::int64_t rows = cg_rows_per_index<ExecutionSpace>;
+    using teams = cg_teams<ExecutionSpace>;
+    using member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
     const std::int64_t n = std::int64_t(x.extent(0));
     Kokkos::parallel_for(
-        "kernwerk::cg::update",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, (n + rows - 1) / rows),
-        KOKKOS_LAMBDA(const std::int64_t index) {
-          const auto scalars = record.begin(k, index == 0);
+        "kernwerk::cg::update", teams::policy(space, n), KOKKOS_LAMBDA(const member& team) {
+          const auto scalars = record.begin(k, team.league_rank() == 0 && team.team_rank() == 0);
           if (!scalars.go) return;
-          for (std::int64_t i = index * rows; i < n && i < (index + 1) * rows; ++i) {
+          const std::int64_t first = team.league_rank() * teams::rows;
+          const std::int64_t last = first + teams::rows < n ? first + teams::rows : n;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t i) {
             const double pi = r(i) + scalars.beta * p(i), qi = s(i) + scalars.beta * q(i);
             p(i) = pi;
             q(i) = qi;
             x(i) += scalars.alpha * pi;
             r(i) -= scalars.alpha * qi;
-          }
+          });
         });
     product(space, r, s, record.sums.data() + k + 1, record.stop);
   }
@@ -232,36 +255,72 @@ struct csr_product {
 
 // A whole CSR step in one pass, a thread a row: row i's p, q, x and r, and s = A r with r at
 // the neighbours recomputed from their old r, s and q (as row j computes its own).
-template <class Memory, class Csr, std::int64_t rows>
+template <class ExecutionSpace, class Csr>
 struct csr_step {
-  using vector = Kokkos::View<double*, Memory>;
+  using memory = typename ExecutionSpace::memory_space;
+  using vector = Kokkos::View<double*, memory>;
+  using teams = cg_teams<ExecutionSpace>;
+  using member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   Csr a;
-  cg_record<Memory> record;
+  cg_record<memory> record;
   vector x, p, r, s, q, r_next, s_next, q_next;
   std::int64_t k;
 
+  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, double alpha, double beta, cg_sums& sums) const {
+    const double pi = r(i) + beta * p(i), qi = s(i) + beta * q(i);
+    const double ri = cg_next_residual(r(i), s(i), q(i), alpha, beta);
+    p(i) = pi;
+    q_next(i) = qi;
+    x(i) += alpha * pi;
+    r_next(i) = ri;
+    // four entries a step, their loads issued together (a row's gathers are its latency)
+    double si = 0.0;
+    const auto end = a.row_starts(i + 1);
+    auto e = a.row_starts(i);
+    const auto next = [&](const auto entry) {
+      const auto j = a.columns(entry);
+      return double(a.values(entry)) * cg_next_residual(r(j), s(j), q(j), alpha, beta);
+    };
+    for (; e + 4 <= end; e += 4) {
+      const double t0 = next(e), t1 = next(e + 1), t2 = next(e + 2), t3 = next(e + 3);
+      si += t0;
+      si += t1;
+      si += t2;
+      si += t3;
+    }
+    for (; e < end; ++e) si += next(e);
+    s_next(i) = si;
+    sums.rr.add(ri * ri);
+    sums.rar.add(ri * si);
+  }
+};
+// A GPU: a team's rows, a thread a row (every thread's sums are joined).
+template <class ExecutionSpace, class Csr>
+struct csr_step_teams : csr_step<ExecutionSpace, Csr> {
+  using base = csr_step<ExecutionSpace, Csr>;
+  using typename base::member;
+  using typename base::teams;
+  using base::k, base::record, base::x, base::row;
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, cg_sums& sums) const {
+    const auto scalars = record.begin(k, team.league_rank() == 0 && team.team_rank() == 0);
+    if (!scalars.go) return;
+    const std::int64_t n = std::int64_t(x.extent(0)), first = team.league_rank() * teams::rows;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, first + teams::rows < n ? first + teams::rows : n),
+                         [&](const std::int64_t i) { row(i, scalars.alpha, scalars.beta, sums); });
+  }
+};
+// A host: `rows` rows an index.
+template <class ExecutionSpace, class Csr>
+struct csr_step_range : csr_step<ExecutionSpace, Csr> {
+  using base = csr_step<ExecutionSpace, Csr>;
+  using typename base::teams;
+  using base::k, base::record, base::x, base::row;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index, cg_sums& sums) const {
     const auto scalars = record.begin(k, index == 0);
     if (!scalars.go) return;
-    const double alpha = scalars.alpha, beta = scalars.beta;
-    const std::int64_t n = std::int64_t(x.extent(0)), last = (index + 1) * rows < n ? (index + 1) * rows : n;
-    for (std::int64_t i = index * rows; i < last; ++i) {
-      const double pi = r(i) + beta * p(i), qi = s(i) + beta * q(i);
-      const double ri = cg_next_residual(r(i), s(i), q(i), alpha, beta);
-      p(i) = pi;
-      q_next(i) = qi;
-      x(i) += alpha * pi;
-      r_next(i) = ri;
-      double si = 0.0;
-      const auto end = a.row_starts(i + 1);
-      for (auto e = a.row_starts(i); e < end; ++e) {
-        const auto j = a.columns(e);
-        si += double(a.values(e)) * cg_next_residual(r(j), s(j), q(j), alpha, beta);
-      }
-      s_next(i) = si;
-      sums.rr.add(ri * ri);
-      sums.rar.add(ri * si);
-    }
+    const std::int64_t n = std::int64_t(x.extent(0)), first = index * teams::rows;
+    for (std::int64_t i = first; i < n && i < first + teams::rows; ++i)
+      row(i, scalars.alpha, scalars.beta, sums);
   }
 };
 
@@ -281,12 +340,17 @@ struct csr_operator {
   void step(const ExecutionSpace& space, const cg_record<memory>& record, const cg_vectors<memory>& v,
             std::int64_t k) const {
     const int in = int(k & 1), out = 1 - in;
-    constexpr std::int64_t rows = cg_rows_per_index<ExecutionSpace>;
-    Kokkos::parallel_reduce("kernwerk::cg::csr_step",
-                            policy(space, 0, (std::int64_t(v.x.extent(0)) + rows - 1) / rows),
-                            csr_step<memory, Csr, rows>{a, record, v.x, v.p, v.r[in], v.s[in], v.q[in],
-                                                        v.r[out], v.s[out], v.q[out], k},
-                            cg_sums_into<memory>(record.sums.data() + k + 1));
+    using teams = cg_teams<ExecutionSpace>;
+    const csr_step<ExecutionSpace, Csr> step{a, record, v.x, v.p, v.r[in], v.s[in], v.q[in],
+                                             v.r[out], v.s[out], v.q[out], k};
+    const cg_sums_into<memory> into(record.sums.data() + k + 1);
+    const std::int64_t n = std::int64_t(v.x.extent(0));
+    if constexpr (teams::host)
+      Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + teams::rows - 1) / teams::rows)),
+                              csr_step_range<ExecutionSpace, Csr>{step}, into);
+    else
+      Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::policy(space, n),
+                              csr_step_teams<ExecutionSpace, Csr>{step}, into);
   }
 };
 

@@ -35,33 +35,8 @@ struct cg_sums {
   }
 };
 
-// Reduces into a cg_sums in the execution space's memory: no host round trip.
 template <class Memory>
-struct cg_sums_into {
-  using reducer = cg_sums_into;
-  using value_type = cg_sums;
-  using result_view_type = Kokkos::View<value_type, Memory, Kokkos::MemoryUnmanaged>;
-
-  explicit cg_sums_into(value_type* target) : target_(target) {}
-  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.add(src); }
-#if KOKKOS_VERSION < 40000
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
-    value_type d{{dest.rr.sum, dest.rr.carry}, {dest.rar.sum, dest.rar.carry}};
-    d.add(value_type{{src.rr.sum, src.rr.carry}, {src.rar.sum, src.rar.carry}});
-    dest.rr.sum = d.rr.sum;
-    dest.rr.carry = d.rr.carry;
-    dest.rar.sum = d.rar.sum;
-    dest.rar.carry = d.rar.carry;
-  }
-#endif
-  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = value_type{}; }
-  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *target_.data(); }
-  KOKKOS_INLINE_FUNCTION result_view_type view() const { return target_; }
-  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
-
- private:
-  result_view_type target_;
-};
+using cg_sums_into = adding_reducer<cg_sums, Memory>;
 
 // What the steps of a run leave in the execution space's memory, and how a step starts from it.
 // The iteration is Chronopoulos and Gear's: with s = A r, gamma_k = (r_k, r_k) and

@@ -23,21 +23,28 @@ struct compensated_value {
   KOKKOS_INLINE_FUNCTION double value() const { return sum - sum == 0.0 ? sum + carry : sum; }
 };
 
-template <class Space>
-struct compensated_sum {
-  using reducer = compensated_sum;
-  using value_type = compensated_value;
-  using result_view_type = Kokkos::View<value_type, Space>;
+// A Kokkos reducer that joins values by their add(other), into *target in Space's memory (a
+// result in device memory stays there: no host round trip). Values are plain doubles inside.
+template <class Value, class Space>
+struct adding_reducer {
+  using reducer = adding_reducer;
+  using value_type = Value;
+  using result_view_type = Kokkos::View<value_type, Space, Kokkos::MemoryUnmanaged>;
 
-  KOKKOS_INLINE_FUNCTION explicit compensated_sum(value_type& target) : target_(&target) {}
+  KOKKOS_INLINE_FUNCTION explicit adding_reducer(value_type* target) : target_(target) {}
+  KOKKOS_INLINE_FUNCTION explicit adding_reducer(value_type& target) : target_(&target) {}
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.add(src); }
 #if KOKKOS_VERSION < 40000
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest,
-                                   const volatile value_type& src) const {
-    value_type d{dest.sum, dest.carry};
-    d.add(value_type{src.sum, src.carry});
-    dest.sum = d.sum;
-    dest.carry = d.carry;
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    constexpr int count = int(sizeof(value_type) / sizeof(double));
+    value_type d, s;
+    for (int i = 0; i < count; ++i) {
+      reinterpret_cast<double*>(&d)[i] = reinterpret_cast<const volatile double*>(&dest)[i];
+      reinterpret_cast<double*>(&s)[i] = reinterpret_cast<const volatile double*>(&src)[i];
+    }
+    d.add(s);
+    for (int i = 0; i < count; ++i)
+      reinterpret_cast<volatile double*>(&dest)[i] = reinterpret_cast<const double*>(&d)[i];
   }
 #endif
   KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = value_type{}; }
@@ -48,5 +55,8 @@ struct compensated_sum {
  private:
   result_view_type target_;
 };
+
+template <class Space>
+using compensated_sum = adding_reducer<compensated_value, Space>;
 
 }  // namespace kernwerk::impl

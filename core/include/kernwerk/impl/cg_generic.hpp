@@ -50,10 +50,14 @@ using cg_sums_into = adding_reducer<cg_sums, Memory>;
 // tolerance, or p^T A p <= 0, changes nothing and says so in `stop`; so do the steps after it.
 template <class Memory>
 struct cg_record {
-  Kokkos::View<cg_sums*, Memory> sums;                // sums(k): gamma_k and delta_k
+  // Step k's entries sit at k % ring: the host takes them back before they are written again.
+  Kokkos::View<cg_sums*, Memory> sums;                // gamma_k and delta_k
   Kokkos::View<double*, Memory> alpha, curvature;     // of step k
   Kokkos::View<std::int64_t*, Memory> stop;           // {why, step}: why 1 converged, 2 p^T A p <= 0
   double b_norm, tolerance;
+  std::int64_t ring;
+
+  KOKKOS_INLINE_FUNCTION cg_sums* sums_of(std::int64_t k) const { return sums.data() + k % ring; }
 
   enum : std::int64_t { running = 0, converged = 1, not_positive = 2 };
   struct step_scalars {
@@ -63,7 +67,7 @@ struct cg_record {
   // The scalars of step k; `reporter` (one thread of the launch) writes alpha_k and any stop.
   KOKKOS_INLINE_FUNCTION step_scalars begin(std::int64_t k, bool reporter) const {
     if (stop(0) != running) return {0.0, 0.0, false};
-    const double gamma = sums(k).rr.value(), delta = sums(k).rar.value();
+    const double gamma = sums_of(k)->rr.value(), delta = sums_of(k)->rar.value();
     if (math::sqrt(gamma) / b_norm <= tolerance) {  // as the host tests it
       if (reporter) {
         stop(1) = k;
@@ -71,18 +75,18 @@ struct cg_record {
       }
       return {0.0, 0.0, false};
     }
-    const double beta = k == 0 ? 0.0 : gamma / sums(k - 1).rr.value();
-    const double pap = k == 0 ? delta : delta - beta * gamma / alpha(k - 1);
+    const double beta = k == 0 ? 0.0 : gamma / sums_of(k - 1)->rr.value();
+    const double pap = k == 0 ? delta : delta - beta * gamma / alpha((k - 1) % ring);
     if (!(pap > 0.0)) {
       if (reporter) {
-        curvature(k) = pap;
+        curvature(k % ring) = pap;
         stop(1) = k;
         stop(0) = not_positive;
       }
       return {0.0, 0.0, false};
     }
     const double a = gamma / pap;
-    if (reporter) alpha(k) = a;
+    if (reporter) alpha(k % ring) = a;
     return {a, beta, true};
   }
 };
@@ -209,7 +213,7 @@ struct dense_operator {
             r(i) -= scalars.alpha * qi;
           });
         });
-    product(space, r, s, record.sums.data() + k + 1, record.stop);
+    product(space, r, s, record.sums_of(k + 1), record.stop);
   }
 };
 
@@ -318,7 +322,7 @@ struct csr_operator {
     using teams = cg_teams<ExecutionSpace>;
     const csr_step<ExecutionSpace, Csr> step{a, record, v.x, v.p, v.r[in], v.s[in], v.q[in],
                                              v.r[out], v.s[out], v.q[out], k};
-    const cg_sums_into<memory> into(record.sums.data() + k + 1);
+    const cg_sums_into<memory> into(record.sums_of(k + 1));
     const std::int64_t n = std::int64_t(v.x.extent(0));
     if constexpr (teams::host)
       Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + teams::rows - 1) / teams::rows)),
@@ -485,11 +489,12 @@ cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operato
     return outcome;
   }
   const cg_vectors<memory> v(n, Operator::two_copies);
-  const record_type record{
-      Kokkos::View<cg_sums*, memory>("kernwerk::cg::sums", max_iterations + 1),
-      Kokkos::View<double*, memory>("kernwerk::cg::alpha", max_iterations),
-      Kokkos::View<double*, memory>("kernwerk::cg::curvature", max_iterations),
-      Kokkos::View<std::int64_t*, memory>("kernwerk::cg::stop", 2), b_norm, tolerance};
+  constexpr std::int64_t ring = 2 * cg_batch;
+  const record_type record{Kokkos::View<cg_sums*, memory>("kernwerk::cg::sums", ring),
+                           Kokkos::View<double*, memory>("kernwerk::cg::alpha", ring),
+                           Kokkos::View<double*, memory>("kernwerk::cg::curvature", ring),
+                           Kokkos::View<std::int64_t*, memory>("kernwerk::cg::stop", 2),
+                           b_norm, tolerance, ring};
   // r = b - A x, s = A r, p = q = 0 (step 0 takes beta = 0)
   const auto xk = v.x, p = v.p, r = v.r[0], s = v.s[0], q = v.q[0];
   Kokkos::parallel_for("kernwerk::cg::start", policy(space, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
@@ -497,33 +502,32 @@ cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operato
     p(i) = 0.0;
     q(i) = 0.0;
   });
-  op.product(space, xk, s, record.sums.data());
+  op.product(space, xk, s, record.sums_of(0));
   Kokkos::parallel_for("kernwerk::cg::residual", policy(space, 0, n),
                        KOKKOS_LAMBDA(const std::int64_t i) { r(i) = double(b(i)) - s(i); });
-  op.product(space, r, s, record.sums.data());
-  // Steps in batches; after each, the stop flag and the new sums come back.
+  op.product(space, r, s, record.sums_of(0));
+  // Steps in batches; after each, the stop flag and the batch's sums come back.
   const auto sums_host = Kokkos::create_mirror_view(record.sums);
   const auto stop_host = Kokkos::create_mirror_view(record.stop);
-  std::int64_t launched = 0, copied = 0;
+  std::int64_t launched = 0;
   while (true) {
     const std::int64_t end = std::min(max_iterations, launched + cg_batch);
     for (; launched < end; ++launched) op.step(space, record, v, launched);
-    const Kokkos::pair<std::int64_t, std::int64_t> fresh(copied, launched + 1);
-    Kokkos::deep_copy(space, Kokkos::subview(sums_host, fresh), Kokkos::subview(record.sums, fresh));
+    Kokkos::deep_copy(space, sums_host, record.sums);
     Kokkos::deep_copy(space, stop_host, record.stop);
     space.fence();
-    copied = launched + 1;
+    for (auto k = std::int64_t(outcome.history.size()); k <= launched; ++k)
+      outcome.history.push_back(std::sqrt(sums_host(k % ring).rr.value()) / b_norm);
     if (stop_host(0) != record_type::running || launched == max_iterations) break;
   }
   // the steps taken: up to the one that stopped, else all of them
   const std::int64_t steps = stop_host(0) != record_type::running ? stop_host(1) : launched;
-  for (std::int64_t k = 0; k <= steps; ++k)
-    outcome.history.push_back(std::sqrt(sums_host(k).rr.value()) / b_norm);
+  outcome.history.resize(std::size_t(steps + 1));
   outcome.iterations = steps;
   outcome.residual = outcome.history.back();
   if (stop_host(0) == record_type::not_positive) {
     outcome.negative_curvature = true;
-    Kokkos::deep_copy(outcome.curvature, Kokkos::subview(record.curvature, steps));
+    Kokkos::deep_copy(outcome.curvature, Kokkos::subview(record.curvature, steps % ring));
     return outcome;
   }
   outcome.converged = outcome.residual <= tolerance;

@@ -108,6 +108,12 @@ struct cg_teams {
   static auto policy(const ExecutionSpace& space, std::int64_t n) {
     return light(Kokkos::TeamPolicy<ExecutionSpace>(space, int((n + rows - 1) / rows), threads));
   }
+  // The rows [first, last) of team (or index) `index` of n rows.
+  KOKKOS_INLINE_FUNCTION static Kokkos::pair<std::int64_t, std::int64_t> rows_of(std::int64_t index,
+                                                                                 std::int64_t n) {
+    const std::int64_t first = index * rows;
+    return {first, first + rows < n ? first + rows : n};
+  }
   // A step's kernel takes its functor as a launch argument (Kokkos 3 puts one past 512 bytes in
   // constant memory, and then waits for the kernel before it to finish before each launch).
   template <class Policy>
@@ -203,9 +209,8 @@ struct dense_operator {
         "kernwerk::cg::update", teams::policy(space, n), KOKKOS_LAMBDA(const member& team) {
           const auto scalars = record.begin(k, team.league_rank() == 0 && team.team_rank() == 0);
           if (!scalars.go) return;
-          const std::int64_t first = team.league_rank() * teams::rows;
-          const std::int64_t last = first + teams::rows < n ? first + teams::rows : n;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t i) {
+          const auto range = teams::rows_of(team.league_rank(), n);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, range.first, range.second), [&](const std::int64_t i) {
             const double pi = r(i) + scalars.beta * p(i), qi = s(i) + scalars.beta * q(i);
             p(i) = pi;
             q(i) = qi;
@@ -283,8 +288,8 @@ struct csr_step_teams : csr_step<ExecutionSpace, Csr> {
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, cg_sums& sums) const {
     const auto scalars = record.begin(k, team.league_rank() == 0 && team.team_rank() == 0);
     if (!scalars.go) return;
-    const std::int64_t n = std::int64_t(x.extent(0)), first = team.league_rank() * teams::rows;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, first + teams::rows < n ? first + teams::rows : n),
+    const auto range = teams::rows_of(team.league_rank(), std::int64_t(x.extent(0)));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, range.first, range.second),
                          [&](const std::int64_t i) { row(i, scalars.alpha, scalars.beta, sums); });
   }
 };
@@ -297,9 +302,8 @@ struct csr_step_range : csr_step<ExecutionSpace, Csr> {
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index, cg_sums& sums) const {
     const auto scalars = record.begin(k, index == 0);
     if (!scalars.go) return;
-    const std::int64_t n = std::int64_t(x.extent(0)), first = index * teams::rows;
-    for (std::int64_t i = first; i < n && i < first + teams::rows; ++i)
-      row(i, scalars.alpha, scalars.beta, sums);
+    const auto range = teams::rows_of(index, std::int64_t(x.extent(0)));
+    for (std::int64_t i = range.first; i < range.second; ++i) row(i, scalars.alpha, scalars.beta, sums);
   }
 };
 

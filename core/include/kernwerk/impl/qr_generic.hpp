@@ -108,6 +108,7 @@ struct householder_qr {
       const int kb = int(panel.extent(1)), k = team.league_rank();
       const std::int64_t r0 = k * rows, r1 = r0 + rows < p ? r0 + rows : p;
       const int in = j & 1, out = (j + 1) & 1, next = j + 1;
+      const std::int64_t below = r0 > next ? r0 : next;  // the team's rows below column j's diagonal
       T beta = 0, t = 0, scal = 0;
       bool reflect = false;
       if (j >= 0) {
@@ -142,8 +143,7 @@ struct householder_qr {
                 Kokkos::ThreadVectorRange(team, teams),
                 [&](int q, T& s) { s += sums(in, c, q) * (scal * sums(in, kb, q)); }, d);
             const T w = t * (head(in, c) + d);
-            on_rows(team, r0 > j + 1 ? r0 : j + 1, r1,
-                    [&](std::int64_t i) { panel(i, c) -= w * (scal * panel(i, j)); });
+            on_rows(team, below, r1, [&](std::int64_t i) { panel(i, c) -= w * (scal * panel(i, j)); });
             if (r0 <= j && j < r1) Kokkos::single(Kokkos::PerThread(team), [&] { panel(j, c) -= w; });
           });
           if (r0 <= j && j < r1) Kokkos::single(Kokkos::PerTeam(team), [&] { panel(j, j) = beta; });
@@ -153,7 +153,7 @@ struct householder_qr {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j > 0 ? j : 0, kb), [&](int c) {
         if (c == j) {  // v below the diagonal (column j read by no one else in this part)
           if (reflect)
-            on_rows(team, r0 > j + 1 ? r0 : j + 1, r1, [&](std::int64_t i) { panel(i, j) *= scal; });
+            on_rows(team, below, r1, [&](std::int64_t i) { panel(i, j) *= scal; });
           return;
         }
         // The team's x scaled by its largest |x_i|: neither the sum of squares nor x^T c
@@ -180,11 +180,11 @@ struct householder_qr {
     }
   };
 
-  // The launches of the panel steps: teams of rows (at most `max_teams`, no fewer rows than a
-  // warp's lanes take in one step), a warp per column.
+  // The launches of the panel steps: teams of rows (at most 256 or as many as the device holds
+  // at once, no fewer rows than a warp's lanes take in one step), a warp per column.
   struct panel_launch {
     std::int64_t rows;
-    int max_teams, threads, lanes;
+    int threads, lanes;
     sums_view sums;
     head_view head;
 
@@ -198,9 +198,8 @@ struct householder_qr {
       const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / (threads * lanes));
       const std::int64_t cap = std::min<std::int64_t>(256, resident), step = std::int64_t(lanes) * unroll;
       rows = std::max<std::int64_t>(step, ((m + cap - 1) / cap + step - 1) / step * step);
-      max_teams = int((m + rows - 1) / rows);
       sums = sums_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::sums"), 2,
-                       block + 1, max_teams);
+                       block + 1, (m + rows - 1) / rows);
       head = head_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::head"), 2, block);
     }
 

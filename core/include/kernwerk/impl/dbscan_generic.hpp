@@ -35,6 +35,16 @@ KOKKOS_INLINE_FUNCTION int find_root(const Parents& parent, int x) {
   return x;
 }
 
+// The root of x's set, read only: once the unions are done, the roots kernel stores each core
+// point's root, and a halving find in another thread, having read the point's link before that
+// store, would overwrite it with an ancestor that is no root.
+template <class Parents>
+KOKKOS_INLINE_FUNCTION int settled_root(const Parents& parent, int x) {
+  const volatile int* links = parent.data();
+  for (int up = links[x]; up != x; up = links[x]) x = up;
+  return x;
+}
+
 // Joins the sets of a and b under the smaller root.
 template <class Parents>
 KOKKOS_INLINE_FUNCTION void unite(const Parents& parent, int a, int b) {
@@ -148,7 +158,7 @@ struct dbscan_roots {
   KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
     int root = -1;
     if (core(bvh.rank(j))) {
-      root = find_root(parent, int(j));
+      root = settled_root(parent, int(j));
       parent(j) = root;
     }
     number(j) = root == j ? 1 : 0;

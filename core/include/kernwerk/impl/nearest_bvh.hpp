@@ -76,10 +76,17 @@ inline std::int64_t observation_cells(std::int64_t references) {
   return std::int64_t(1) << (3 * observation_cell_bits(references));
 }
 
-// Counters that many threads add to: unsigned long long, whose atomic add every backend
-// implements natively (Kokkos 3 adds to a 64-bit long by a compare-and-swap loop, which on an
-// H200 took 20 s for 2^20 additions to a few counters).
+// Counters that many threads add to, of the 64-bit type whose atomic add the Kokkos in use
+// implements natively on every backend. Kokkos 3.4 has CUDA's atomicAdd for unsigned long long
+// and a compare-and-swap loop for a 64-bit long (on an H200, 20 s for 2^20 additions to a few
+// counters). Kokkos 4 and 5 (desul's inline PTX) have it the other way round: std::uint64_t,
+// unsigned long on Linux, is native, unsigned long long a compare-and-swap loop (on an H100,
+// ordering 2^24 observations took 13.6 ms instead of 0.9 ms).
+#if KOKKOS_VERSION >= 40000 || defined(KOKKOS_ENABLE_IMPL_DESUL_ATOMICS)
+using atomic_count = std::uint64_t;
+#else
 using atomic_count = unsigned long long;
+#endif
 
 template <class Metric, class Counts, class Cells>
 struct count_observation_cells {

@@ -25,7 +25,8 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->"),
           "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->"),
           "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->"),
-          "dense": ("<!-- perf:dense:begin -->", "<!-- perf:dense:end -->")}
+          "dense": ("<!-- perf:dense:begin -->", "<!-- perf:dense:end -->"),
+          "kokkos": ("<!-- perf:kokkos:begin -->", "<!-- perf:kokkos:end -->")}
 
 
 def load(pattern):
@@ -311,6 +312,43 @@ def dense_table():
     return "\n".join(lines)
 
 
+def kokkos_version(record):
+    v = record["kokkos_version"]
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100:02d}"
+
+
+def kokkos_table():
+    """Each record of a machine named <machine>-kokkos<version> beside the record of <machine>
+    (the default Kokkos), row by row: the same benchmark built against two Kokkos versions."""
+    keys = {"nearest": lambda r: (r["variant"], power_size(r["observations"], r["references"]), f"k {r['k']}"),
+            "workloads": lambda r: (r["workload"], r["variant"], r["size"])}
+    lines = [
+        "| machine | space | benchmark | case | Kokkos A | median A | Kokkos B | median B | B / A | records |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for benchmark, key in keys.items():
+        runs = load(os.path.join(RESULTS, f"{benchmark}-*.json"))
+        by_file = {run["file"]: run for run in runs}
+        for run in runs:
+            base, marker, _ = run["machine"].rpartition("-kokkos")
+            # the record of the same name without the version: nearest-cuda-h100.json
+            baseline = by_file.get(run["file"].replace(run["machine"], base)) if marker else None
+            if not baseline:
+                continue
+            rows = {key(r): r for r in baseline["results"]}
+            for r in run["results"]:
+                a = rows.get(key(r))
+                if not a:
+                    continue
+                shown = lambda s: f"{1e6 * s:.2f} us" if s < 1e-3 else f"{1e3 * s:.3f} ms"
+                lines.append(
+                    f"| {base} | {run['execution_space']} | {benchmark} | {' '.join(key(r))} | "
+                    f"{kokkos_version(baseline)} | {shown(a['median_seconds'])} | {kokkos_version(run)} | "
+                    f"{shown(r['median_seconds'])} | {r['median_seconds'] / a['median_seconds']:.2f} | "
+                    f"`{baseline['file']}`, `{run['file']}` |")
+    return "\n".join(lines)
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
@@ -320,7 +358,7 @@ if __name__ == "__main__":
     for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
                        ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
                        ("knn", knn_table), ("python", python_table), ("dbscan", dbscan_table),
-                       ("dense", dense_table)):
+                       ("dense", dense_table), ("kokkos", kokkos_table)):
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
             sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")

@@ -120,7 +120,9 @@ main() {
       opts+=(-DKokkos_ENABLE_CUDA_CONSTEXPR=ON -DCMAKE_CXX_COMPILER=nvcc_wrapper "$arch_opt") ;;
     hip)
       command -v hipcc >/dev/null || fail "hipcc not found (Debian package hipcc)"
-      opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_HIP=ON -DCMAKE_CXX_COMPILER=hipcc "$arch_opt") ;;
+      opts+=(-DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_HIP=ON -DCMAKE_CXX_COMPILER=hipcc "$arch_opt")
+      # Kokkos 4 sorts through rocThrust when it can; Debian 12 has no rocThrust
+      ((major < 4)) || opts+=(-DKokkos_ENABLE_ROCTHRUST=OFF) ;;
     *) fail "unknown backend '$backend'" ;;
   esac
   # The stamp names the source, the options and the patches: a change rebuilds.

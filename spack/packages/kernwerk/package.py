@@ -53,6 +53,19 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     # Kernwerk runs on the host execution spaces its Kokkos has (Serial, OpenMP or both), so
     # an installed Kokkos is taken as it is; choose them on Kokkos (`^kokkos+openmp`).
     depends_on("kokkos@3.4:5")
+    # The Kokkos releases each backend was checked with (the suites run; for ROCm, compiled);
+    # another release in 3.4 to 5.x may work, but nothing has shown it, so it is refused with
+    # a message rather than promised. The checks: host 3.4.01 and 5.2.2 in CI, 4.6.01 by hand;
+    # CUDA 3.4.01 and 4.6.01 on an H100 and H200; ROCm 3.4.01 and 4.6.01 compiled for gfx908.
+    conflicts("^kokkos@3.5:4.5,4.7:5.1,5.3:", when="~cuda~rocm",
+              msg="Kernwerk's host build is checked with Kokkos 3.4, 4.6 and 5.2: "
+                  "ask for one of them (^kokkos@4.6)")
+    conflicts("^kokkos@3.5:4.5,4.7:", when="+cuda",
+              msg="Kernwerk's CUDA build is checked with Kokkos 3.4 and 4.6: "
+                  "ask for one of them (^kokkos@4.6)")
+    conflicts("^kokkos@3.5:4.5,4.7:", when="+rocm",
+              msg="Kernwerk's ROCm build is checked (compiled) with Kokkos 3.4 and 4.6: "
+                  "ask for one of them (^kokkos@4.6)")
     # The GPU backend and architecture are Kokkos' to compile; they must match ours. Kokkos'
     # recipe needs its nvcc wrapper for CUDA with GCC, and CUDA lambdas up to Kokkos 4 (always
     # on from Kokkos 5, where the variant is gone).

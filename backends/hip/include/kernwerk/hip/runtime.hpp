@@ -56,7 +56,8 @@ struct hip_runtime {
     check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags");
     return stream;
   }
-  static void destroy_stream(hipStream_t stream) { hipStreamDestroy(stream); }
+  // (called where nothing can be done about a failure: its status is dropped)
+  static void destroy_stream(hipStream_t stream) { (void)hipStreamDestroy(stream); }
   // rows of `width` elements of `size` bytes, device to device, strides in elements.
   static void copy_2d_async(void* target, std::int64_t target_stride, const void* source,
                             std::int64_t source_stride, std::int64_t width, std::int64_t rows,

@@ -56,7 +56,8 @@ class Kernwerk(CMakePackage, CudaPackage, ROCmPackage):
     # The Kokkos releases each backend was checked with (the suites run; for ROCm, compiled);
     # another release in 3.4 to 5.x may work, but nothing has shown it, so it is refused with
     # a message rather than promised. The checks: host 3.4.01 and 5.2.2 in CI, 4.6.01 by hand;
-    # CUDA 3.4.01 and 4.6.01 on an H100 and H200; ROCm 3.4.01 and 4.6.01 compiled for gfx908.
+    # CUDA 3.4.01 on an H100 and an H200, 4.6.01 on an H100; ROCm 3.4.01 and 4.6.01 compiled
+    # for gfx908.
     conflicts("^kokkos@3.5:4.5,4.7:5.1,5.3:", when="~cuda~rocm",
               msg="Kernwerk's host build is checked with Kokkos 3.4, 4.6 and 5.2: "
                   "ask for one of them (^kokkos@4.6)")

@@ -140,6 +140,8 @@ main() {
     || { tail -n 40 "$build.build.log"; fail "build failed (log: $build.build.log)"; }
   cmake --install "$build" > /dev/null
   rm -rf "$build"
+  [[ -n $(ls "$prefix"/lib*/cmake/Kokkos/KokkosConfig.cmake 2>/dev/null) ]] \
+    || fail "the build of $src installed no lib*/cmake/Kokkos/KokkosConfig.cmake into $prefix"
   touch "$stamp"
 }
 

@@ -54,6 +54,11 @@ def power_size(n, m):
     return f"2^{n.bit_length() - 1} x 2^{m.bit_length() - 1}"
 
 
+def time_shown(seconds):
+    """A time in us below a millisecond, else in ms."""
+    return f"{1e6 * seconds:.2f} us" if seconds < 1e-3 else f"{1e3 * seconds:.3f} ms"
+
+
 def median_shown(r):
     """A record's median in ms, or - where there is none."""
     return f"{1e3 * r['median_seconds']:.3f} ms" if r else "-"
@@ -143,11 +148,9 @@ def workloads_table():
                 fraction = f"{100 * r['bytes'] / r['median_seconds'] / ceiling['copy_bytes_per_second']:.0f}% copy"
             elif r["workload"] == "integrate2d":
                 fraction = f"{r['flops'] / r['median_seconds']:.3g} points/s"
-            median = r["median_seconds"]
-            shown = f"{1e6 * median:.2f} us" if median < 1e-3 else f"{1e3 * median:.3f} ms"
             lines.append(
                 f"| {run['machine']} | {run['execution_space']} | {r['workload']} | {r['variant']} | {r['size']} | "
-                f"{shown} | {fraction} | {r['note'].replace('|', '&#124;')} | `{run['file']}` |"
+                f"{time_shown(r['median_seconds'])} | {fraction} | {r['note'].replace('|', '&#124;')} | `{run['file']}` |"
             )
     return "\n".join(lines)
 
@@ -340,11 +343,10 @@ def kokkos_table():
                 a = rows.get(key(r))
                 if not a:
                     continue
-                shown = lambda s: f"{1e6 * s:.2f} us" if s < 1e-3 else f"{1e3 * s:.3f} ms"
                 lines.append(
                     f"| {base} | {run['execution_space']} | {benchmark} | {' '.join(key(r))} | "
-                    f"{kokkos_version(baseline)} | {shown(a['median_seconds'])} | {kokkos_version(run)} | "
-                    f"{shown(r['median_seconds'])} | {r['median_seconds'] / a['median_seconds']:.2f} | "
+                    f"{kokkos_version(baseline)} | {time_shown(a['median_seconds'])} | {kokkos_version(run)} | "
+                    f"{time_shown(r['median_seconds'])} | {r['median_seconds'] / a['median_seconds']:.2f} | "
                     f"`{baseline['file']}`, `{run['file']}` |")
     return "\n".join(lines)
 

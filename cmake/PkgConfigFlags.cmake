@@ -90,11 +90,16 @@ function(_kernwerk_pc_walk target)
 endfunction()
 
 # kernwerk_pkg_config_flags(<target> <cflags-var> <libs-var> <ok-var>): the flags of what
-# <target> links (not <target> itself), as space-separated strings.
+# <target> links (not <target> itself) and its own interface link options, as space-separated
+# strings.
 function(kernwerk_pkg_config_flags target cflags_var libs_var ok_var)
   set(_pc_cflags "")
   set(_pc_libs "")
   set(_pc_ok TRUE)
+  get_target_property(own_link_options ${target} INTERFACE_LINK_OPTIONS)  # e.g. -fsanitize=...
+  if(own_link_options)
+    list(APPEND _pc_libs ${own_link_options})
+  endif()
   get_target_property(dependencies ${target} INTERFACE_LINK_LIBRARIES)
   foreach(dependency IN LISTS dependencies)
     if(TARGET ${dependency})

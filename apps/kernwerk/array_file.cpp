@@ -75,7 +75,9 @@ dense_array read_array(const std::string& path, const std::string& option,
                        const std::vector<std::size_t>& shape) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(option, path, std::string("cannot read: ") + std::strerror(errno));
-  const auto bytes = static_cast<std::size_t>(in.tellg());
+  const auto end = in.tellg();
+  if (end < 0) fail(option, path, "is not a file whose size can be read (a pipe?)");
+  const auto bytes = static_cast<std::size_t>(end);
   in.seekg(0);
   dense_array a;
   std::size_t offset = 0;

@@ -15,59 +15,6 @@
 
 namespace kernwerk::cli {
 
-arguments::arguments(const std::vector<std::string>& words, const std::set<std::string>& valued,
-                     const std::set<std::string>& flags) {
-  for (std::size_t k = 0; k < words.size(); ++k) {
-    const std::string& word = words[k];
-    if (flags.count(word)) {
-      values_[word] = "";
-    } else if (valued.count(word)) {
-      if (k + 1 == words.size()) throw usage_error(word + ": needs a value");
-      values_[word] = words[++k];
-    } else {
-      throw usage_error(word + ": unknown option");
-    }
-  }
-}
-
-std::string arguments::text(const std::string& name, const std::string& fallback) const {
-  const auto found = values_.find(name);
-  return found == values_.end() ? fallback : found->second;
-}
-
-std::string arguments::required(const std::string& name) const {
-  const auto found = values_.find(name);
-  if (found == values_.end()) throw usage_error(name + ": required");
-  return found->second;
-}
-
-double arguments::number(const std::string& name, double fallback) const {
-  if (!has(name)) return fallback;
-  const std::string& value = values_.at(name);
-  std::size_t used = 0;
-  double result = 0;
-  try {
-    result = std::stod(value, &used);
-  } catch (const std::exception&) {
-  }
-  if (used == 0 || used != value.size()) throw usage_error(name + ": '" + value + "' is not a number");
-  return result;
-}
-
-long long arguments::integer(const std::string& name, long long fallback) const {
-  if (!has(name)) return fallback;
-  const std::string& value = values_.at(name);
-  std::size_t used = 0;
-  long long result = 0;
-  try {
-    result = std::stoll(value, &used);
-  } catch (const std::exception&) {
-  }
-  if (used == 0 || used != value.size())
-    throw usage_error(name + ": '" + value + "' is not an integer");
-  return result;
-}
-
 namespace {
 
 using host_indices = Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;

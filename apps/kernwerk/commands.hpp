@@ -4,49 +4,15 @@
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/nearest_options.hpp"
 #include "point_file.hpp"
 
 namespace kernwerk::cli {
-
-// A command line the tool cannot take (an unknown option, a missing or malformed value): the
-// tool exits with status 2 for it, 1 for a run that failed.
-class usage_error : public error {
- public:
-  using error::error;
-};
-
-// `--name value` options and `--flag` switches of one subcommand, checked against what it takes.
-class arguments {
- public:
-  arguments(const std::vector<std::string>& words, const std::set<std::string>& valued,
-            const std::set<std::string>& flags);
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
-  std::string text(const std::string& name, const std::string& fallback) const;
-  std::string required(const std::string& name) const;
-  double number(const std::string& name, double fallback) const;
-  long long integer(const std::string& name, long long fallback) const;
-  // parse(text, name) of the value (or fallback), its kernwerk::error a usage_error.
-  template <class Parse>
-  auto parsed(const std::string& name, const std::string& fallback, Parse&& parse) const {
-    try {
-      return parse(text(name, fallback), name.c_str());
-    } catch (const usage_error&) {
-      throw;
-    } catch (const error& bad) {
-      throw usage_error(bad.what());
-    }
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-};
 
 // Calls action(space) with the execution space named on the command line, or the default.
 template <class Action>

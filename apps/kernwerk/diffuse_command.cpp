@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "array_file.hpp"
 #include "commands.hpp"
 #include "grid_file.hpp"
 #include "kernwerk/diffuse.hpp"
@@ -53,18 +54,13 @@ std::vector<double> jagged_field(std::size_t rows, std::size_t columns, std::uin
 }
 
 std::pair<std::size_t, std::size_t> parse_size(const std::string& text) {
-  const auto x = text.find('x');
-  std::size_t used_rows = 0, used_columns = 0;
-  long long rows = 0, columns = 0;
+  std::vector<std::size_t> shape;
   try {
-    rows = std::stoll(text.substr(0, x), &used_rows);
-    columns = std::stoll(text.substr(x + 1), &used_columns);
-  } catch (const std::exception&) {
+    shape = parse_shape(text, "--size");
+  } catch (const error&) {
   }
-  if (x == std::string::npos || used_rows != x || used_columns != text.size() - x - 1 ||
-      rows < 1 || columns < 1)
-    throw usage_error("--size: '" + text + "' is not ROWSxCOLUMNS with positive numbers");
-  return {std::size_t(rows), std::size_t(columns)};
+  if (shape.size() != 2) throw usage_error("--size: '" + text + "' is not ROWSxCOLUMNS with positive numbers");
+  return {shape[0], shape[1]};
 }
 
 void require_writable_folder(const std::string& prefix) {

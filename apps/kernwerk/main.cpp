@@ -109,47 +109,26 @@ std::string usage(const std::string& command = "") {
 }
 
 int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process_group& group) {
-  using kernwerk::cli::arguments;
-  const std::string& command = words[0];
-  const std::vector<std::string> rest(words.begin() + 1, words.end());
-  if (command == "nearest")
-    return kernwerk::cli::run_nearest(
-        arguments(rest,
-                  {"--obs", "--ref", "--out", "--out-format", "--metric", "--radius", "--dim", "--k", "--method",
-                   "--implementation", "--backend", "--strategy"},
-                  {"--degrees"}),
-        group);
-  const bool known = command == "demo" || command == "diffuse" || command == "info" ||
-                     command == "within" || command == "dbscan" || command == "qr" || command == "fft";
-  if (known && group.size() > 1)
+  using namespace kernwerk::cli;
+  const std::string& name = words[0];
+  const command_options* command = find_command(name);
+  if (!command) {
+    if (group.rank() == 0)
+      std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", name.c_str(), usage().c_str());
+    return 2;
+  }
+  if (name != "nearest" && group.size() > 1)
     throw kernwerk::error("runs on one process; of the commands, nearest alone runs on MPI ranks "
                           "(start this one without mpirun)");
-  if (command == "demo")
-    return kernwerk::cli::run_demo(
-        arguments(rest, {"--observations", "--references", "--seed", "--check"}, {}));
-  if (command == "diffuse")
-    return kernwerk::cli::run_diffuse(arguments(
-        rest, {"--steps", "--out", "--size", "--seed", "--in", "--rows", "--columns", "--coeff",
-               "--implementation", "--backend"},
-        {"--laplacian"}));
-  if (command == "info") return kernwerk::cli::run_info(arguments(rest, {}, {}));
-  if (command == "qr")
-    return kernwerk::cli::run_qr(
-        arguments(rest, {"--in", "--q", "--r", "--mode", "--shape", "--implementation", "--backend"}, {}));
-  if (command == "fft")
-    return kernwerk::cli::run_fft(arguments(rest, {"--in", "--out", "--norm", "--length", "--shape", "--backend"},
-                                            {"--inverse", "--real", "--plane"}));
-  if (command == "within")
-    return kernwerk::cli::run_within(arguments(
-        rest, {"--queries", "--points", "--distance", "--out", "--metric", "--radius", "--dim", "--backend"},
-        {"--degrees"}));
-  if (command == "dbscan")
-    return kernwerk::cli::run_dbscan(arguments(
-        rest, {"--in", "--eps", "--min-samples", "--out", "--metric", "--radius", "--dim", "--border", "--backend"},
-        {"--degrees"}));
-  if (group.rank() == 0)
-    std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", command.c_str(), usage().c_str());
-  return 2;
+  const arguments args(*command, {words.begin() + 1, words.end()});
+  if (name == "nearest") return run_nearest(args, group);
+  if (name == "demo") return run_demo(args);
+  if (name == "diffuse") return run_diffuse(args);
+  if (name == "info") return run_info(args);
+  if (name == "qr") return run_qr(args);
+  if (name == "fft") return run_fft(args);
+  if (name == "within") return run_within(args);
+  return run_dbscan(args);
 }
 
 bool asks_for_help(const std::string& word) { return word == "--help" || word == "-h" || word == "help"; }

@@ -1,12 +1,15 @@
 #include "output_file.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 #include "kernwerk/error.hpp"
@@ -63,6 +66,56 @@ std::string regular_target(const std::string& path, bool& exists) {
   return resolved;
 }
 
+// The temporary file being written, removed by the handler of a signal that ends the process
+// (SIGINT, SIGTERM, SIGHUP), which then lets the signal end it as it would have.
+char pending_temporary[PATH_MAX + 32];
+volatile std::sig_atomic_t pending = 0;
+constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void remove_pending_temporary(int signal) {
+  if (pending) ::unlink(pending_temporary);
+  ::raise(signal);  // the handler was reset (SA_RESETHAND): the default action, once this returns
+}
+
+// While one lives, a temporary file made by make() is removed if a signal ends the process; the
+// signals' earlier handlers are kept where a program (or nohup) set one.
+class signal_cleanup {
+ public:
+  // mkstemp(temporary) with the signals held off until the file is registered.
+  int make(std::string& temporary) {
+    sigset_t ending, previous;
+    sigemptyset(&ending);
+    for (const int s : ending_signals) sigaddset(&ending, s);
+    ::pthread_sigmask(SIG_BLOCK, &ending, &previous);
+    const int descriptor = ::mkstemp(temporary.data());
+    if (descriptor >= 0 && temporary.size() < sizeof pending_temporary) {
+      std::memcpy(pending_temporary, temporary.c_str(), temporary.size() + 1);
+      pending = 1;
+      struct sigaction action {};
+      action.sa_handler = remove_pending_temporary;
+      action.sa_flags = SA_RESETHAND;
+      sigemptyset(&action.sa_mask);
+      for (std::size_t k = 0; k < std::size(ending_signals); ++k) {
+        ::sigaction(ending_signals[k], nullptr, &saved_[k]);
+        replaced_[k] = saved_[k].sa_handler == SIG_DFL;
+        if (replaced_[k]) ::sigaction(ending_signals[k], &action, nullptr);
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return descriptor;
+  }
+  ~signal_cleanup() {
+    if (!pending) return;
+    for (std::size_t k = 0; k < std::size(ending_signals); ++k)
+      if (replaced_[k]) ::sigaction(ending_signals[k], &saved_[k], nullptr);
+    pending = 0;
+  }
+
+ private:
+  struct sigaction saved_[std::size(ending_signals)] {};
+  bool replaced_[std::size(ending_signals)] = {};
+};
+
 }  // namespace
 
 void write_bytes(std::FILE* file, const void* data, std::size_t bytes, const std::string& path) {
@@ -91,7 +144,8 @@ void write_output(const std::string& path, const std::function<void(std::FILE*)>
   if (exists && ::access(target.c_str(), W_OK) != 0)
     fail(path, std::string("cannot write: ") + std::strerror(errno));
   std::string temporary = target + ".partial-XXXXXX";
-  const int descriptor = ::mkstemp(temporary.data());
+  signal_cleanup cleanup;
+  const int descriptor = cleanup.make(temporary);
   if (descriptor < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
   file_handle file(::fdopen(descriptor, "wb"), &std::fclose);
   if (!file) {

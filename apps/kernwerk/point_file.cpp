@@ -50,14 +50,39 @@ bool parse_number(const std::string& field, double& value) {
   return status == std::errc() && end == field.data() + field.size();
 }
 
+// The bytes from the read position to the end, or npos where the stream cannot seek (a pipe);
+// the position is kept.
+std::size_t bytes_left(std::istream& in) {
+  const auto here = in.tellg();
+  if (here < 0 || !in.seekg(0, std::ios::end)) {
+    in.clear();
+    return std::string::npos;
+  }
+  const auto end = in.tellg();
+  in.seekg(here);
+  return end < here ? std::string::npos : static_cast<std::size_t>(end - here);
+}
+
+// A file that ended before the size it had when it was opened (truncated, or dropped by a
+// network file system, while it was read) reads to its end like any other: the bytes are
+// counted against that size.
+void require_whole(const std::string& path, std::size_t read, std::size_t size) {
+  if (size != std::string::npos && read != size)
+    fail(path, "read error: " + std::to_string(read) + " of its " + std::to_string(size) +
+                   " bytes could be read (did it change while it was read?)");
+}
+
 point_set read_csv(const std::string& path, std::istream& in, std::size_t dimension) {
   point_set points;
   points.dimension = dimension;
+  const std::size_t size = bytes_left(in);
+  std::size_t read = 0;
   std::string line;
   std::size_t line_number = 0;
   bool first_content_line = true;
   while (std::getline(in, line)) {
     ++line_number;
+    read += line.size() + (in.eof() ? 0 : 1);
     if (trim(line).empty()) continue;
     const auto fields = split_fields(line);
     double first_value;
@@ -80,9 +105,14 @@ point_set read_csv(const std::string& path, std::istream& in, std::size_t dimens
     }
   }
   if (in.bad()) fail(path, "read error");
+  require_whole(path, read, size);
   points.count = points.f64.size() / dimension;
   return points;
 }
+
+const char* const not_seekable =
+    "is not a file whose size can be read (a pipe?): give binary points as a file, or .npy on "
+    "standard input ('-')";
 
 // The values of a binary array of `total` points from byte `offset` on: this part's share,
 // checked finite. Column-major arrays (.npy with fortran_order) hold each coordinate in turn.
@@ -117,8 +147,8 @@ void read_share_of(const std::string& path, std::istream& in, std::size_t offset
 template <class T>
 void read_binary(const std::string& path, std::istream& in, point_set& points, std::vector<T>& values,
                  int part, int parts) {
-  in.seekg(0, std::ios::end);
-  const auto bytes = static_cast<std::size_t>(in.tellg());
+  const std::size_t bytes = bytes_left(in);
+  if (bytes == std::string::npos) fail(path, not_seekable);
   const std::size_t point_bytes = points.dimension * sizeof(T);
   if (bytes % point_bytes != 0)
     fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
@@ -137,11 +167,11 @@ void read_npy(const std::string& path, std::istream& in, point_set& points, int 
   if (header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
     fail(path, "a .npy array of " + std::string(1, header.kind) + std::to_string(header.item_size) +
                    " values; points are float32 or float64");
-  in.seekg(0, std::ios::end);
-  const auto bytes = static_cast<std::size_t>(in.tellg());
+  const std::size_t left = bytes_left(in);
+  if (left == std::string::npos) fail(path, not_seekable);
   points.total = header.shape[0];
-  if (points.total > (bytes - header.data_offset) / (dimension * header.item_size))
-    fail(path, "cut short: " + std::to_string(bytes - header.data_offset) + " bytes of values, the shape " +
+  if (points.total > left / (dimension * header.item_size))
+    fail(path, "cut short: " + std::to_string(left) + " bytes of values, the shape " +
                    shape_text + " needs " + std::to_string(points.total * dimension * header.item_size));
   points.single_precision = header.item_size == 4;
   if (points.single_precision)

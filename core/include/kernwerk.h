@@ -11,6 +11,13 @@
  * untouched when it fails; kw_last_error() then gives the message, naming the argument
  * (thread-local, until the thread's next failing call). Matrices are described by a layout
  * (KW_ROW_MAJOR or KW_COLUMN_MAJOR) and a leading dimension in elements.
+ *
+ * Threads: any thread may call; calls from several threads run one at a time (they compute on
+ * Kokkos' default execution space instances, whose state is one for the process). Under Kokkos
+ * 3's OpenMP back end, which computes only on the thread that initialised Kokkos, other threads'
+ * host calls run on Kokkos::Serial, and a sphere index or FFT plan made on that thread is used
+ * there (elsewhere KW_UNSUPPORTED says so). For concurrent GPU streams, use the C++ interface
+ * with an execution space instance per thread.
  */
 #ifndef KERNWERK_H
 #define KERNWERK_H
@@ -32,20 +39,28 @@ typedef enum kw_status {
   KW_INTERNAL_ERROR = 6    /**< anything else (a bug: kw_last_error says what) */
 } kw_status;
 
+/** The two last enumerators of every enum a call takes: every int is then one of the enum's
+ * values, so that a wrong one from a C or Fortran caller (7 for a kw_type) is an invalid
+ * argument the call reports, not undefined behaviour in the library's C++. Never pass them. */
+#define KW_ENUM_RANGE(name) name##_LOWEST_ = -2147483647 - 1, name##_HIGHEST_ = 2147483647
+
 /** The element type of the arrays a call takes. */
 typedef enum kw_type {
   KW_FLOAT32 = 0, /**< float */
-  KW_FLOAT64 = 1  /**< double */
+  KW_FLOAT64 = 1, /**< double */
+  KW_ENUM_RANGE(KW_TYPE)
 } kw_type;
 /** Where the arrays a call takes live, and so which execution space computes on them. */
 typedef enum kw_memory {
   KW_MEMORY_HOST = 0,  /**< host memory, the host execution space */
-  KW_MEMORY_DEVICE = 1 /**< the default execution space's memory (the GPU's in a GPU build) */
+  KW_MEMORY_DEVICE = 1, /**< the default execution space's memory (the GPU's in a GPU build) */
+  KW_ENUM_RANGE(KW_MEMORY)
 } kw_memory;
 /** The order of a matrix's elements. */
 typedef enum kw_layout {
   KW_ROW_MAJOR = 0,   /**< rows one after the other (C's order) */
-  KW_COLUMN_MAJOR = 1 /**< columns one after the other (Fortran's order) */
+  KW_COLUMN_MAJOR = 1, /**< columns one after the other (Fortran's order) */
+  KW_ENUM_RANGE(KW_LAYOUT)
 } kw_layout;
 
 /** A fixed description of each status. */
@@ -202,7 +217,8 @@ typedef enum kw_map {
   KW_MAP_SAXPY = 0,          /**< out = parameter * x + y */
   KW_MAP_REL_DIFF = 1,       /**< out = 2 (x - y) / (x + y) */
   KW_MAP_COS2_PLUS_SIN2 = 2, /**< out = cos^2 x + sin^2 x (y unused, may be NULL) */
-  KW_MAP_SELU = 3            /**< out = 1.05 (x > 0 ? x : 1.67 e^x - 1.67) (y unused) */
+  KW_MAP_SELU = 3,           /**< out = 1.05 (x > 0 ? x : 1.67 e^x - 1.67) (y unused) */
+  KW_ENUM_RANGE(KW_MAP)
 } kw_map;
 /** out(i) = map(x(i), y(i)) for contiguous vectors; out may be x or y itself. */
 kw_status kw_transform(kw_type type, kw_memory memory, kw_map map, double parameter, int64_t n,
@@ -222,18 +238,21 @@ kw_status kw_matmul_colsum(kw_type type, kw_memory memory, kw_layout layout, int
 /** The shapes of kw_qr's Q and R. */
 typedef enum kw_qr_mode {
   KW_QR_REDUCED = 0, /**< Q m x n, R n x n (NumPy's mode="reduced") */
-  KW_QR_COMPLETE = 1 /**< Q m x m, R m x n (NumPy's mode="complete") */
+  KW_QR_COMPLETE = 1, /**< Q m x m, R m x n (NumPy's mode="complete") */
+  KW_ENUM_RANGE(KW_QR_MODE)
 } kw_qr_mode;
 /** The code path of a QR call. */
 typedef enum kw_qr_implementation {
   KW_QR_AUTOMATIC = 0, /**< the vendor library where the build has one for the space, else generic */
   KW_QR_GENERIC = 1,   /**< Kernwerk's blocked Householder QR on Kokkos */
-  KW_QR_VENDOR = 2     /**< LAPACK (host) or cuSOLVER (CUDA); KW_UNSUPPORTED where the build has none */
+  KW_QR_VENDOR = 2,    /**< LAPACK (host) or cuSOLVER (CUDA); KW_UNSUPPORTED where the build has none */
+  KW_ENUM_RANGE(KW_QR_IMPLEMENTATION)
 } kw_qr_implementation;
 /** Which product kw_apply_q forms. */
 typedef enum kw_qr_product {
   KW_QR_Q_TRANSPOSE_C = 0, /**< C := Q^T C */
-  KW_QR_Q_C = 1            /**< C := Q C */
+  KW_QR_Q_C = 1,           /**< C := Q C */
+  KW_ENUM_RANGE(KW_QR_PRODUCT)
 } kw_qr_product;
 /** A = Q R for A m x n with m >= n >= 1, all matrices in `layout`: Q has orthonormal columns and R
  * is upper triangular with a non-negative diagonal (the sign rule that makes it unique for a full
@@ -266,7 +285,8 @@ kw_status kw_solve_least_squares(kw_type type, kw_memory memory, kw_layout layou
 typedef enum kw_fft_form {
   KW_FFT_LINE = 0,  /**< one 1-D transform of `length` points */
   KW_FFT_LINES = 1, /**< `count` 1-D transforms of `length` points, each contiguous */
-  KW_FFT_PLANE = 2  /**< one 2-D transform of a `rows` x `length` array */
+  KW_FFT_PLANE = 2, /**< one 2-D transform of a `rows` x `length` array */
+  KW_ENUM_RANGE(KW_FFT_FORM)
 } kw_fft_form;
 /** The shape of a kw_fft_plan; unused sizes are 1 (kernwerk::fft_shape). */
 typedef struct kw_fft_shape {

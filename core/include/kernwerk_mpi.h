@@ -16,7 +16,8 @@ extern "C" {
 typedef enum kw_strategy {
   KW_STRATEGY_AUTO = 0,      /**< replicate where the gathered references fit the memory budget */
   KW_STRATEGY_REPLICATE = 1, /**< gather every rank's references, search them locally */
-  KW_STRATEGY_RING = 2       /**< pass the reference shards around the ranks */
+  KW_STRATEGY_RING = 2,      /**< pass the reference shards around the ranks */
+  KW_ENUM_RANGE(KW_STRATEGY)
 } kw_strategy;
 
 /** kw_initialize for an MPI program: one GPU per rank, the node-local rank (MPI_Comm_split_type

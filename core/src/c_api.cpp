@@ -61,6 +61,11 @@ std::string& kernwerk::c_api::last_error() {
   return text;
 }
 
+std::recursive_mutex& kernwerk::c_api::call_lock() {
+  static std::recursive_mutex lock;
+  return lock;
+}
+
 namespace {
 
 struct integrand_adapter {
@@ -177,8 +182,9 @@ kw_status kw_integrate2d(kw_integrand f, void* context, double x0, double x1, do
   return guarded(fn, [&] {
     require(f != nullptr, fn, "f", "is NULL");
     require(result != nullptr, fn, "result", "is NULL");
-    *result = kernwerk::integrate2d(Kokkos::DefaultHostExecutionSpace(),
-                                    integrand_adapter{f, context}, x0, x1, y0, y1, n, m);
+    on_this_thread<Kokkos::DefaultHostExecutionSpace>(fn, [&](auto space) {
+      *result = kernwerk::integrate2d(space, integrand_adapter{f, context}, x0, x1, y0, y1, n, m);
+    });
   });
 }
 
@@ -304,6 +310,8 @@ kw_status kw_transform(kw_type type, kw_memory memory, kw_map map, double parame
             break;
           case KW_MAP_SELU:
             kernwerk::transform(space, o, kernwerk::maps::selu{}, a);
+            break;
+          default:  // refused above
             break;
         }
       });

@@ -89,6 +89,7 @@ struct fft_plan_of final : kw_fft_plan {
   }
 
   void transform(const char* fn, bool forward, const void* in, void* out) const override {
+    if (foreign_thread<Space>()) refuse_foreign_thread(fn, "a plan made there is used there");
     require(in != nullptr, fn, "in", "is NULL");
     require(out != nullptr, fn, "out", "is NULL");
     require_location(fn, "in", in, memory);

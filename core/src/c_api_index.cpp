@@ -53,13 +53,18 @@ kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* ref
     made->memory = memory;
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
-      with_type(fn, type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        auto built = std::make_unique<kernwerk::sphere_index<Space>>(
-            space, points_view<T, Space>(static_cast<const T*>(references), m, 2), cpp);
-        if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
-        else made->device = std::move(built);
-      });
+      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
+                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
+        refuse_foreign_thread(fn, "an index is built and queried there");
+      } else {
+        with_type(fn, type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          auto built = std::make_unique<kernwerk::sphere_index<Space>>(
+              space, points_view<T, Space>(static_cast<const T*>(references), m, 2), cpp);
+          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
+          else made->device = std::move(built);
+        });
+      }
     });
     *index = made.release();
   });
@@ -81,6 +86,7 @@ kw_status kw_sphere_index_nearest(const kw_sphere_index* index, const void* obse
     with_index_space(*index, [&](const auto& built) {
       using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
       using memory_space = typename Space::memory_space;
+      if (foreign_thread<Space>()) refuse_foreign_thread(fn, "an index is built and queried there");
       with_type(fn, index->type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         built.nearest(Space(), points_view<T, Space>(static_cast<const T*>(observations), n, 2),

@@ -7,8 +7,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -28,6 +30,11 @@ using kernwerk::invalid_argument;
 // The calling thread's last error message.
 std::string& last_error();
 
+// Held by every call while it runs: calls from several threads run one at a time. The C
+// interface computes on Kokkos' default execution space instances, whose state (scratch and
+// reduction buffers, the OpenMP thread pool) is one for the whole process.
+std::recursive_mutex& call_lock();
+
 // Initialises Kokkos unless the application has: on GPU local_rank modulo the GPUs this process
 // sees, or Kokkos' default device where local_rank is negative. kw_finalize undoes it.
 kw_status initialize(const char* function, int local_rank);
@@ -44,6 +51,7 @@ kw_status guarded(const char* function, Body&& body) {
     return fail(KW_NOT_INITIALIZED,
                 std::string(function) + ": Kernwerk is not initialised (call kw_initialize)");
   try {
+    std::lock_guard<std::recursive_mutex> one_at_a_time(call_lock());
     body();
     return KW_SUCCESS;
   } catch (const kernwerk::invalid_argument& e) {
@@ -136,13 +144,43 @@ inline void convert_nearest_options(const char* function, const kw_nearest_optio
   cpp.memory_budget = std::size_t(options->memory_budget);
 }
 
+// Whether the calling thread cannot compute on `Space`: Kokkos 3's OpenMP back end computes only
+// on the thread that initialised Kokkos (on any other it reports "in parallel").
+template <class Space>
+bool foreign_thread() {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+  if constexpr (std::is_same_v<Space, Kokkos::OpenMP>) return Kokkos::OpenMP::in_parallel();
+#endif
+  return false;
+}
+
+[[noreturn]] inline void refuse_foreign_thread(const char* function, const char* instead) {
+  throw kernwerk::unsupported(function, "the calling thread",
+                              std::string("is not the one that initialised Kokkos, whose OpenMP back end "
+                                          "(Kokkos 3) computes on that thread alone; ") + instead);
+}
+
+// Calls action(space) with an execution space of `Space`'s kind the calling thread can use: on a
+// foreign thread (above), Kokkos::Serial, where the build has it.
+template <class Space, class Action>
+void on_this_thread(const char* function, Action&& action) {
+  if (foreign_thread<Space>()) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+    return action(Kokkos::Serial());
+#else
+    refuse_foreign_thread(function, "this Kokkos has no Serial back end to compute on instead");
+#endif
+  }
+  action(Space());
+}
+
 // Calls action(space) with the execution space of `memory`.
 template <class Action>
 void with_space(const char* function, kw_memory memory, Action&& action) {
   if (memory == KW_MEMORY_HOST)
-    action(Kokkos::DefaultHostExecutionSpace());
+    on_this_thread<Kokkos::DefaultHostExecutionSpace>(function, action);
   else if (memory == KW_MEMORY_DEVICE)
-    action(Kokkos::DefaultExecutionSpace());
+    on_this_thread<Kokkos::DefaultExecutionSpace>(function, action);
   else
     throw invalid_argument(function, "memory", "is neither KW_MEMORY_HOST nor KW_MEMORY_DEVICE");
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -44,14 +45,14 @@ TEST_CASE("cli faults: an output folder the tool may not write into") {
   for (const std::string output : {locked + "/out.csv", locked + "/out.npy"}) {
     CAPTURE(output);
     const auto result = s.run("nearest --obs " + points + " --ref " + points + " --out " + output, as_user);
+    INFO(result.err);
     CHECK(result.status == 1);
     CHECK(result.err.find(output + ": cannot write: Permission denied") != std::string::npos);
-    INFO(result.err);
   }
   const auto diffuse = s.run("diffuse --steps 1 --size 4x4 --out " + locked + "/field", as_user);
+  INFO(diffuse.err);
   CHECK(diffuse.status == 1);
   CHECK(diffuse.err.find("--out: cannot write into '" + locked + "/'") != std::string::npos);
-  INFO(diffuse.err);
   CHECK(std::system(("[ -z \"$(ls -A '" + locked + "')\" ]").c_str()) == 0);
   REQUIRE(::chmod(locked.c_str(), 0755) == 0);
 }
@@ -73,9 +74,9 @@ TEST_CASE("cli faults: an input that vanishes while it is read") {
     const auto result = s.run("nearest --obs " + input + " --ref " + references + " --out " + out,
                               "env LD_PRELOAD=" KERNWERK_TEST_VANISHING_INPUT " KERNWERK_VANISH=" + input +
                                   " ASAN_OPTIONS=verify_asan_link_order=0");
-    CHECK(result.status == 1);
-    CHECK(result.err.find(input + ": read error") != std::string::npos);
     INFO(result.err);
+    CHECK(result.status == 1);
+    CHECK(result.err.find(input + ": read error: the file changed while it was read") != std::string::npos);
     struct stat info {};
     CHECK((::stat(input.c_str(), &info) == 0 && info.st_size == 0));  // it did vanish
     CHECK(slurp(out) == "previous\n");
@@ -93,9 +94,9 @@ TEST_CASE("cli faults: a binary input that is a pipe") {
     // a writer that gives up once the tool has refused (the pipe then has no reader)
     REQUIRE(std::system(("(printf '\\223NUMPY' > '" + fifo + "' 2>/dev/null &)").c_str()) == 0);
     const auto result = s.run("nearest --obs " + fifo + " --ref " + references + " --out " + s.path("out.csv"));
-    CHECK(result.status == 1);
-    CHECK(result.err.find(fifo + ": is not a file whose size can be read") != std::string::npos);
     INFO(result.err);
+    CHECK(result.status == 1);
+    CHECK(result.err.find(fifo + ": is not a regular file (a pipe?)") != std::string::npos);
     CHECK_FALSE(exists(s.path("out.csv")));
   }
 }
@@ -111,6 +112,7 @@ TEST_CASE("cli faults: a signal during the write removes the temporary") {
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+      for (const int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);  // as the tool starts (not doctest's)
       cli::write_output(out, [&](std::FILE* file) {
         cli::write_bytes(file, "index,distance\n", 15, out);
         std::fflush(file);

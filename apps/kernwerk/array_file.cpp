@@ -106,7 +106,10 @@ dense_array read_array(const std::string& path, const std::string& option,
     a.single = type->single;
     a.shape = shape;
   }
-  const std::size_t need = a.count() * a.value_size();
+  std::size_t need = a.value_size();
+  for (const auto extent : a.shape)
+    if (__builtin_mul_overflow(need, extent, &need))
+      fail(option, path, "shape " + a.shape_text() + " holds more values than any file can");
   if (bytes < offset || bytes - offset != need)
     fail(option, path, std::to_string(bytes - std::min(bytes, offset)) + " bytes of values, but " +
                            a.type_name() + " of shape " + a.shape_text() + " needs " + std::to_string(need));

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <system_error>
 
+#include <sys/stat.h>
+
 #include "kernwerk/error.hpp"
 #include "npy_file.hpp"
 
@@ -50,9 +52,11 @@ bool parse_number(const std::string& field, double& value) {
   return status == std::errc() && end == field.data() + field.size();
 }
 
+const char* const changed_while_read = "read error: the file changed while it was read";
+
 // The bytes from the read position to the end, or npos where the stream cannot seek (a pipe);
-// the position is kept.
-std::size_t bytes_left(std::istream& in) {
+// the position is kept. A file that ends before the read position was cut while it was read.
+std::size_t bytes_left(const std::string& path, std::istream& in) {
   const auto here = in.tellg();
   if (here < 0 || !in.seekg(0, std::ios::end)) {
     in.clear();
@@ -60,22 +64,18 @@ std::size_t bytes_left(std::istream& in) {
   }
   const auto end = in.tellg();
   in.seekg(here);
-  return end < here ? std::string::npos : static_cast<std::size_t>(end - here);
-}
-
-// A file that ended before the size it had when it was opened (truncated, or dropped by a
-// network file system, while it was read) reads to its end like any other: the bytes are
-// counted against that size.
-void require_whole(const std::string& path, std::size_t read, std::size_t size) {
-  if (size != std::string::npos && read != size)
-    fail(path, "read error: " + std::to_string(read) + " of its " + std::to_string(size) +
-                   " bytes could be read (did it change while it was read?)");
+  if (end < here) fail(path, changed_while_read);
+  return static_cast<std::size_t>(end - here);
 }
 
 point_set read_csv(const std::string& path, std::istream& in, std::size_t dimension) {
   point_set points;
   points.dimension = dimension;
-  const std::size_t size = bytes_left(in);
+  // A file that ended before the size it had when it was opened (truncated, or dropped by a
+  // network file system, while it was read) reads to its end like any other, and may cut a
+  // line: the bytes read are counted against that size, and a line that does not parse is
+  // first checked against it.
+  const std::size_t size = bytes_left(path, in);
   std::size_t read = 0;
   std::string line;
   std::size_t line_number = 0;
@@ -84,35 +84,35 @@ point_set read_csv(const std::string& path, std::istream& in, std::size_t dimens
     ++line_number;
     read += line.size() + (in.eof() ? 0 : 1);
     if (trim(line).empty()) continue;
-    const auto fields = split_fields(line);
-    double first_value;
-    if (first_content_line && !parse_number(fields[0], first_value)) {
-      first_content_line = false;  // a header
-      continue;
-    }
-    first_content_line = false;
-    if (fields.size() != dimension)
-      fail_line(path, line_number,
-                "expected " + std::to_string(dimension) + " columns, found " +
-                    std::to_string(fields.size()));
-    for (const auto& field : fields) {
-      double value;
-      if (!parse_number(field, value))
-        fail_line(path, line_number, "'" + field + "' is not a number");
-      if (!std::isfinite(value))
-        fail_line(path, line_number, "'" + field + "' is not a finite number");
-      points.f64.push_back(value);
+    try {
+      const auto fields = split_fields(line);
+      double first_value;
+      if (first_content_line && !parse_number(fields[0], first_value)) {
+        first_content_line = false;  // a header
+        continue;
+      }
+      first_content_line = false;
+      if (fields.size() != dimension)
+        fail_line(path, line_number,
+                  "expected " + std::to_string(dimension) + " columns, found " + std::to_string(fields.size()));
+      for (const auto& field : fields) {
+        double value;
+        if (!parse_number(field, value)) fail_line(path, line_number, "'" + field + "' is not a number");
+        if (!std::isfinite(value)) fail_line(path, line_number, "'" + field + "' is not a finite number");
+        points.f64.push_back(value);
+      }
+    } catch (const error&) {
+      in.clear();
+      if (size != std::string::npos && (!in.seekg(0, std::ios::end) || in.tellg() != std::streamoff(size)))
+        fail(path, changed_while_read);
+      throw;
     }
   }
   if (in.bad()) fail(path, "read error");
-  require_whole(path, read, size);
+  if (size != std::string::npos && read != size) fail(path, changed_while_read);
   points.count = points.f64.size() / dimension;
   return points;
 }
-
-const char* const not_seekable =
-    "is not a file whose size can be read (a pipe?): give binary points as a file, or .npy on "
-    "standard input ('-')";
 
 // The values of a binary array of `total` points from byte `offset` on: this part's share,
 // checked finite. Column-major arrays (.npy with fortran_order) hold each coordinate in turn.
@@ -147,8 +147,7 @@ void read_share_of(const std::string& path, std::istream& in, std::size_t offset
 template <class T>
 void read_binary(const std::string& path, std::istream& in, point_set& points, std::vector<T>& values,
                  int part, int parts) {
-  const std::size_t bytes = bytes_left(in);
-  if (bytes == std::string::npos) fail(path, not_seekable);
+  const std::size_t bytes = bytes_left(path, in);
   const std::size_t point_bytes = points.dimension * sizeof(T);
   if (bytes % point_bytes != 0)
     fail(path, "size " + std::to_string(bytes) + " bytes is not a whole number of points (" +
@@ -167,8 +166,7 @@ void read_npy(const std::string& path, std::istream& in, point_set& points, int 
   if (header.kind != 'f' || (header.item_size != 4 && header.item_size != 8))
     fail(path, "a .npy array of " + std::string(1, header.kind) + std::to_string(header.item_size) +
                    " values; points are float32 or float64");
-  const std::size_t left = bytes_left(in);
-  if (left == std::string::npos) fail(path, not_seekable);
+  const std::size_t left = bytes_left(path, in);
   points.total = header.shape[0];
   if (points.total > left / (dimension * header.item_size))
     fail(path, "cut short: " + std::to_string(left) + " bytes of values, the shape " +
@@ -204,6 +202,11 @@ point_set read_points(const std::string& path, std::size_t dimension, int part, 
   } else {
     file.open(path, std::ios::binary);
     if (!file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+    // binary files are read by their size, a share at a time
+    struct stat info {};
+    if (is_binary_point_file(path) && (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)))
+      fail(path, "is not a regular file (a pipe?): binary points are read by their size; give a file, or "
+                 ".npy on standard input ('-')");
   }
   if (!piped && ends_with(path, ".f32")) {
     read_binary(path, in, points, points.f32, part, parts);

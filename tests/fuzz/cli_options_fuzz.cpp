@@ -1,5 +1,5 @@
 // Fuzz target: the command-line tool's option parsing (apps/kernwerk/arguments.hpp): the input's
-// lines are a command line, its first the command. The words are read against the command's
+// lines (or NUL-separated words) are a command line, its first the command. The words are read against the command's
 // options, then every option's value is taken as text, number, integer, shape and each named
 // choice the tool parses (--metric, --method, --implementation, --mode, --norm, --border). Each
 // must give a value or a kernwerk::cli::usage_error naming the option; nothing else may escape.
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace kernwerk;
   std::vector<std::string> words(1);
   for (std::size_t b = 0; b < size; ++b) {
-    if (data[b] == '\n') words.emplace_back();
+    if (data[b] == '\n' || data[b] == '\0') words.emplace_back();  // (no word of argv holds a NUL)
     else words.back() += char(data[b]);
   }
   const cli::command_options* command = cli::find_command(words[0]);

@@ -11,19 +11,22 @@
 
 namespace kernwerk::fuzz {
 
-inline const std::string& scratch_folder() {
-  static const std::string folder = [] {
-    char pattern[] = "/tmp/kernwerk-fuzz-XXXXXX";
-    if (!::mkdtemp(pattern)) std::abort();
-    std::atexit([] { std::system(("rm -rf '" + scratch_folder() + "'").c_str()); });
-    return std::string(pattern);
+// (a plain array: it must outlive the exit handler that removes the folder)
+inline char scratch_folder_name[] = "/tmp/kernwerk-fuzz-XXXXXX";
+
+inline const char* scratch_folder() {
+  static const bool made = [] {
+    if (!::mkdtemp(scratch_folder_name)) std::abort();
+    std::atexit([] { std::system((std::string("rm -rf '") + scratch_folder_name + "'").c_str()); });
+    return true;
   }();
-  return folder;
+  (void)made;
+  return scratch_folder_name;
 }
 
 // Writes the bytes to scratch_folder()/name and returns its path.
 inline std::string write_input(const std::string& name, const std::uint8_t* data, std::size_t size) {
-  const std::string path = scratch_folder() + "/" + name;
+  const std::string path = std::string(scratch_folder()) + "/" + name;
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (!file) std::abort();
   if (size && std::fwrite(data, 1, size, file) != size) std::abort();

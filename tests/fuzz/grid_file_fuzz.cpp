@@ -20,7 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     std::size_t rows = given_rows, columns = given_columns;
     const std::vector<double> grid = cli::read_grid(path, rows, columns);
-    KERNWERK_FUZZ_REQUIRE(rows > 0 && columns > 0 && grid.size() == rows * columns);
+    std::size_t values = 0;
+    KERNWERK_FUZZ_REQUIRE(!__builtin_mul_overflow(rows, columns, &values));
+    KERNWERK_FUZZ_REQUIRE(rows > 0 && columns > 0 && grid.size() == values);
     KERNWERK_FUZZ_REQUIRE(given_rows == 0 || rows == given_rows);
     KERNWERK_FUZZ_REQUIRE(given_columns == 0 || columns == given_columns);
     for (const double v : grid) KERNWERK_FUZZ_REQUIRE(std::isfinite(v));
@@ -34,7 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const cli::dense_array array = cli::read_array(path, "--in", shape);
     KERNWERK_FUZZ_REQUIRE(!array.shape.empty() && array.shape.size() <= 2);
-    KERNWERK_FUZZ_REQUIRE(array.bytes.size() == array.count() * array.value_size());
+    std::size_t values = 1;
+    for (const auto extent : array.shape) KERNWERK_FUZZ_REQUIRE(!__builtin_mul_overflow(values, extent, &values));
+    KERNWERK_FUZZ_REQUIRE(array.bytes.size() == values * array.value_size());
   } catch (const error& bad) {
     KERNWERK_FUZZ_REQUIRE(std::string(bad.what()).find("--in: ") == 0);
   }

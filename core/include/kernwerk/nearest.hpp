@@ -39,7 +39,8 @@ namespace kernwerk {
 /// \throws kernwerk::invalid_argument naming the argument, before any output is written, when
 /// an input is unusable: empty sets, mismatched dimensions, k outside 1..32 or above the
 /// reference count, outputs shorter than the observations or overlapping an input or each
-/// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees, a radius that is not
+/// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees or longitudes outside
+/// [-720, 720] (two turns either way; the same in radians), a radius that is not
 /// positive and finite, a memory budget too small for any chunk.
 /// \throws kernwerk::unsupported for implementation_kind::tuned where the build has no tuned
 /// specialisation for ExecutionSpace or it does not cover the metric and k, and for the indexed

@@ -101,26 +101,29 @@ std::size_t check_outputs(const char* fn, const Indices& indices, const Distance
 // if it does, else on a copy in the execution space's memory.
 template <class ExecutionSpace, class Points>
 std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Points& points,
-                                         double max_abs_first) {
+                                         const coordinate_limits& limits) {
   using memory = typename Points::memory_space;
   if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, memory>::accessible)
-    return find_invalid_point(space, points, max_abs_first);
+    return find_invalid_point(space, points, limits);
   else if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, memory>::accessible)
-    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, max_abs_first);
+    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, limits);
   else
     return find_invalid_point(
         space,
         Kokkos::create_mirror_view_and_copy(typename ExecutionSpace::memory_space(), points),
-        max_abs_first);
+        limits);
 }
 
-// The largest |latitude| of a valid point (0: no limit, the Euclidean metric). A latitude of
-// exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole.
+// The largest |latitude| and |longitude| of a valid point (0: no limit, the Euclidean metric).
+// A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole. A
+// longitude may go two turns either way (+-720 degrees, +-4 pi): beyond that a double keeps too
+// few of its digits for a distance to mean anything (at 1e300 none at all).
 template <class Scalar>
-double latitude_limit(metric_kind metric, angle_unit units) {
+coordinate_limits point_limits(metric_kind metric, angle_unit units) {
   constexpr double pi = 3.14159265358979323846;
-  if (metric != metric_kind::haversine) return 0.0;
-  return units == angle_unit::degrees ? 90.0 : static_cast<double>(static_cast<Scalar>(pi / 2));
+  if (metric != metric_kind::haversine) return {};
+  if (units == angle_unit::degrees) return {90.0, 720.0};
+  return {static_cast<double>(static_cast<Scalar>(pi / 2)), 4 * pi};
 }
 
 template <class Points>
@@ -129,18 +132,21 @@ invalid_argument invalid_point_error(const char* fn, const char* name, const Poi
   const char* rule =
       metric == metric_kind::haversine
           ? (units == angle_unit::degrees
-                 ? "has a non-finite coordinate or a latitude outside [-90, 90] degrees"
-                 : "has a non-finite coordinate or a latitude outside [-pi/2, pi/2]")
+                 ? "has a non-finite coordinate, a latitude outside [-90, 90] or a longitude outside "
+                   "[-720, 720] degrees"
+                 : "has a non-finite coordinate, a latitude outside [-pi/2, pi/2] or a longitude outside "
+                   "[-4 pi, 4 pi]")
           : "has a non-finite coordinate";
   return invalid_argument(fn, name, describe_point(points, row) + " " + rule);
 }
 
-// Finite coordinates, and latitudes within the poles for the haversine metric.
+// Finite coordinates, and for the haversine metric latitudes within the poles and longitudes
+// within two turns.
 template <class ExecutionSpace, class Points>
 void check_point_values(const ExecutionSpace& space, const char* fn, const char* name,
                         const Points& points, metric_kind metric, angle_unit units) {
-  const double limit = latitude_limit<typename Points::non_const_value_type>(metric, units);
-  const std::int64_t bad = find_invalid_point_anywhere(space, points, limit);
+  const coordinate_limits limits = point_limits<typename Points::non_const_value_type>(metric, units);
+  const std::int64_t bad = find_invalid_point_anywhere(space, points, limits);
   if (bad >= 0) throw invalid_point_error(fn, name, points, bad, metric, units);
 }
 
@@ -154,9 +160,9 @@ void check_point_sets(const ExecutionSpace& space, const char* fn, const Observa
                 Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible &&
                 std::is_same_v<typename Observations::non_const_value_type,
                                typename References::non_const_value_type>) {
-    const double limit =
-        latitude_limit<typename Observations::non_const_value_type>(metric, units);
-    const auto [set, row] = find_invalid_point(space, observations, references, limit);
+    const coordinate_limits limits =
+        point_limits<typename Observations::non_const_value_type>(metric, units);
+    const auto [set, row] = find_invalid_point(space, observations, references, limits);
     if (set == 0) throw invalid_point_error(fn, "observations", observations, row, metric, units);
     if (set == 1) throw invalid_point_error(fn, "references", references, row, metric, units);
   } else {

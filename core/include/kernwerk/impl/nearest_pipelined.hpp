@@ -32,9 +32,9 @@ struct mark_invalid_rows {
   Points points;
   First first;
   std::int64_t offset;
-  double max_abs_first;
+  coordinate_limits limits;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    if (invalid_point(points, i, max_abs_first)) Kokkos::atomic_fetch_min(&first(0), offset + i);
+    if (invalid_point(points, i, limits)) Kokkos::atomic_fetch_min(&first(0), offset + i);
   }
 };
 
@@ -109,7 +109,7 @@ void nearest_pipelined(const ExecutionSpace& space, const Observations& observat
         "kernwerk::nearest::check_points", policy(space, 0, std::int64_t(rows)),
         mark_invalid_rows<points_type, decltype(slot)>{
             points, slot, std::int64_t(first),
-            latitude_limit<typename points_type::non_const_value_type>(metric, units)});
+            point_limits<typename points_type::non_const_value_type>(metric, units)});
   };
 
   reference_reader.stage(0, m);

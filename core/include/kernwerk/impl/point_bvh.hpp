@@ -159,9 +159,10 @@ struct morton_frame {
     return v;
   }
   KOKKOS_INLINE_FUNCTION std::uint64_t cell(double v, int a) const {
+    // (NaN where the points' extent overflows a double, as from -1e300 to 1e300: cell 0)
     const double c = (v - origin[a]) * scale;
     const double top = double((std::uint64_t(1) << bits) - 1);
-    return static_cast<std::uint64_t>(c < 0 ? 0.0 : (c > top ? top : c));
+    return c > 0 ? static_cast<std::uint64_t>(c < top ? c : top) : 0;
   }
   KOKKOS_INLINE_FUNCTION std::uint64_t code(double x, double y, double z) const {
     return spread(cell(x, 0)) << 2 | spread(cell(y, 1)) << 1 | spread(cell(z, 2));

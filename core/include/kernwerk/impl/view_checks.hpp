@@ -65,20 +65,25 @@ auto first_rows(const View& view, std::size_t rows) {
   else return Kokkos::subview(view, range, Kokkos::ALL());
 }
 
-// Whether row i of a rank-2 View has a non-finite coordinate or, when max_abs_first > 0, a
-// first coordinate (the latitude) with |value| > max_abs_first.
+// The largest |value| a point's first and second coordinates may have (0: no limit).
+struct coordinate_limits {
+  double first = 0, second = 0;
+};
+
+// Whether row i of a rank-2 View has a non-finite coordinate, or a first or second coordinate
+// beyond its limit.
 template <class Points>
 KOKKOS_INLINE_FUNCTION bool invalid_point(const Points& points, const std::int64_t i,
-                                          const double max_abs_first) {
+                                          const coordinate_limits& limits) {
   bool bad = false;
   for (std::size_t d = 0; d < points.extent(1); ++d) {
     const double value = static_cast<double>(points(i, d));
     // Written without isfinite so that it stays correct under fast-math flags.
     bad = bad || !(value - value == 0.0);
   }
-  if (max_abs_first > 0 && !bad) {
-    const double first_value = static_cast<double>(points(i, 0));
-    bad = first_value > max_abs_first || first_value < -max_abs_first;
+  for (std::size_t d = 0; d < 2 && d < points.extent(1) && !bad; ++d) {
+    const double limit = d == 0 ? limits.first : limits.second, value = static_cast<double>(points(i, d));
+    bad = limit > 0 && (value > limit || value < -limit);
   }
   return bad;
 }
@@ -89,12 +94,11 @@ template <class First, class Second>
 struct first_invalid_row {
   First first;
   Second second;
-  double max_abs_first;
+  coordinate_limits limits;
 
   KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& lowest) const {
     const auto n = static_cast<std::int64_t>(first.extent(0));
-    const bool bad = i < n ? invalid_point(first, i, max_abs_first)
-                           : invalid_point(second, i - n, max_abs_first);
+    const bool bad = i < n ? invalid_point(first, i, limits) : invalid_point(second, i - n, limits);
     if (bad && i < lowest) lowest = i;
   }
 };
@@ -104,14 +108,14 @@ struct first_invalid_row {
 // which must reach both sets.
 template <class ExecutionSpace, class First, class Second>
 std::pair<int, std::int64_t> find_invalid_point(const ExecutionSpace& space, const First& first,
-                                                const Second& second, double max_abs_first) {
+                                                const Second& second, const coordinate_limits& limits) {
   const auto n = static_cast<std::int64_t>(first.extent(0));
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
   Kokkos::parallel_reduce(
       "kernwerk::check_points",
       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
           space, 0, n + static_cast<std::int64_t>(second.extent(0))),
-      first_invalid_row<First, Second>{first, second, max_abs_first},
+      first_invalid_row<First, Second>{first, second, limits},
       Kokkos::Min<std::int64_t>(lowest));
   space.fence();
   if (lowest == std::numeric_limits<std::int64_t>::max()) return {-1, -1};
@@ -122,9 +126,9 @@ std::pair<int, std::int64_t> find_invalid_point(const ExecutionSpace& space, con
 // The first invalid point of one set, or -1.
 template <class ExecutionSpace, class Points>
 std::int64_t find_invalid_point(const ExecutionSpace& space, const Points& points,
-                                double max_abs_first) {
+                                const coordinate_limits& limits) {
   return find_invalid_point(space, points, Kokkos::subview(points, std::make_pair(0, 0), Kokkos::ALL()),
-                            max_abs_first)
+                            limits)
       .second;
 }
 

@@ -54,6 +54,7 @@ struct c_call {
   std::vector<std::int64_t> indices;
   std::vector<double> distances;
   std::vector<std::int64_t> counts;
+  std::string error;  // of a call that failed
 };
 
 // (statuses, not assertions: a failed REQUIRE cannot leave a thread)
@@ -62,10 +63,13 @@ int run_c_calls(const std::vector<double>& references, c_call& call) {
   call.indices.assign(std::size_t(n * k), -1);
   call.distances.assign(std::size_t(n * k), -1);
   call.counts.assign(std::size_t(n), -1);
-  return kw_nearest(KW_FLOAT64, KW_MEMORY_HOST, 2, call.observations.data(), n, references.data(), m, k,
-                    call.indices.data(), call.distances.data(), nullptr) |
-         kw_count_within(KW_FLOAT64, KW_MEMORY_HOST, 2, call.observations.data(), n, references.data(), m, 0.05,
-                         call.counts.data(), nullptr);
+  int status = kw_nearest(KW_FLOAT64, KW_MEMORY_HOST, 2, call.observations.data(), n, references.data(), m, k,
+                          call.indices.data(), call.distances.data(), nullptr);
+  if (status == KW_SUCCESS)
+    status = kw_count_within(KW_FLOAT64, KW_MEMORY_HOST, 2, call.observations.data(), n, references.data(), m,
+                             0.05, call.counts.data(), nullptr);
+  if (status != KW_SUCCESS) call.error = kw_last_error();
+  return status;
 }
 
 TEST_CASE("C API from several threads at once: the answers of serial calls, each thread's own last error") {
@@ -98,6 +102,7 @@ TEST_CASE("C API from several threads at once: the answers of serial calls, each
   for (auto& worker : workers) worker.join();
   for (int t = 0; t < threads; ++t) {
     CAPTURE(t);
+    INFO(concurrent[t].error);
     CHECK(runs[t] == KW_SUCCESS);
     CHECK(successes[t] == KW_SUCCESS);
     CHECK(concurrent[t].indices == serial[t].indices);

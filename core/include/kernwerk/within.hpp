@@ -129,7 +129,7 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const Kokkos::View<std::int64_t*, memory_space> found("kernwerk::count_within::counts", n);
+  const Kokkos::View<std::int64_t*, memory_space> found(Kokkos::view_alloc(space, "kernwerk::count_within::counts"), n);
   {
     const impl::radius_index<ExecutionSpace> index(space, points_here, options.metric,
                                                    impl::radians_per_unit(options.units),
@@ -173,7 +173,7 @@ void within_rows(const ExecutionSpace& space, const Queries& queries, const Poin
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const Kokkos::View<std::int64_t*, memory_space> starts("kernwerk::within::offsets", n + 1);
+  const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
   const radius_index<ExecutionSpace> index(space, points_here, options.metric, radians_per_unit(options.units),
                                            options.radius);
   count_queries(space, index, queries_here, radius, starts);

@@ -223,9 +223,9 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
   using rule_type = std::remove_const_t<decltype(rule)>;
   const auto cells = find_dense_cells(space, rule.bvh, rule.sphere, rule.sphere ? eps / sphere_radius : eps,
                                       min_samples);
-  const Kokkos::View<char*, memory_space> core("kernwerk::dbscan::core", n);
-  const Kokkos::View<int*, memory_space> parent("kernwerk::dbscan::parent", n);
-  const Kokkos::View<std::int64_t*, memory_space> number("kernwerk::dbscan::clusters", n + 1);
+  const Kokkos::View<char*, memory_space> core(Kokkos::view_alloc(space, "kernwerk::dbscan::core"), n);
+  const Kokkos::View<int*, memory_space> parent(Kokkos::view_alloc(space, "kernwerk::dbscan::parent"), n);
+  const Kokkos::View<std::int64_t*, memory_space> number(Kokkos::view_alloc(space, "kernwerk::dbscan::clusters"), n + 1);
   using cells_type = std::remove_const_t<decltype(cells)>;
   using bvh_type = decltype(rule.bvh);
   using flags = decltype(core);

@@ -360,10 +360,10 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   index_matrix best_index, chunk_index;
   key_matrix best_key, chunk_key;
   clock(&nearest_timings::compute, [&] {
-    best_index = index_matrix("kernwerk::mpi::best_index", n, k);
-    chunk_index = index_matrix("kernwerk::mpi::chunk_index", n, k);
-    best_key = key_matrix("kernwerk::mpi::best_key", n, k);
-    chunk_key = key_matrix("kernwerk::mpi::chunk_key", n, k);
+    best_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_index"), n, k);
+    chunk_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_index"), n, k);
+    best_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_key"), n, k);
+    chunk_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_key"), n, k);
   });
   const point_type point(dimension);
   const bool haversine = options.metric == metric_kind::haversine;

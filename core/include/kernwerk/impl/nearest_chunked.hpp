@@ -406,10 +406,10 @@ void nearest_chunked(const ExecutionSpace& space, const Observations& observatio
   const auto reference_chunk = reference_reader.allocate("kernwerk::nearest::ref_chunk", m_c);
   using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
   using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
-  index_matrix best_index("kernwerk::nearest::best_index", n_c, k),
-      chunk_index("kernwerk::nearest::chunk_index", n_c, k);
-  key_matrix best_key("kernwerk::nearest::best_key", n_c, k),
-      chunk_key("kernwerk::nearest::chunk_key", n_c, k);
+  index_matrix best_index(Kokkos::view_alloc(space, "kernwerk::nearest::best_index"), n_c, k),
+      chunk_index(Kokkos::view_alloc(space, "kernwerk::nearest::chunk_index"), n_c, k);
+  key_matrix best_key(Kokkos::view_alloc(space, "kernwerk::nearest::best_key"), n_c, k),
+      chunk_key(Kokkos::view_alloc(space, "kernwerk::nearest::chunk_key"), n_c, k);
 
   // Chunk c of the observations against all references, queued on `space`.
   const auto compute = [&](std::size_t c) {

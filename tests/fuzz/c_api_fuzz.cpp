@@ -96,6 +96,17 @@ void require_failure_named(kw_status status, const char* function) {
   KERNWERK_FUZZ_REQUIRE(named);
 }
 
+// The fields every options struct of the C interface has: the metric and its units.
+template <class Options>
+Options options_of(void (*defaults)(Options*), int metric, bool degrees, double radius) {
+  Options options;
+  defaults(&options);
+  options.metric = metric;
+  options.degrees = degrees;
+  options.radius = radius;
+  return options;
+}
+
 template <class T>
 std::vector<double> read_values(const void* pointer, std::size_t count) {
   const T* values = static_cast<const T*>(pointer);
@@ -139,12 +150,10 @@ void call(reader& in, kw_type type) {
   const span obs_span{obs_pointer, rows_n * dim * sizeof(T)}, ref_span{ref_pointer, rows_m * dim * sizeof(T)};
   const arena before = memory;
 
-  kw_nearest_options options;
-  kw_nearest_options_default(&options);
-  options.metric = metric;
-  options.degrees = degrees;
   const unsigned radius_pick = in.byte();
-  options.radius = radius_pick == 1 ? -1.0 : radius_pick == 2 ? std::nan("") : radius_pick == 3 ? 6371.0 : 1.0;
+  const double sphere_radius =
+      radius_pick == 1 ? -1.0 : radius_pick == 2 ? std::nan("") : radius_pick == 3 ? 6371.0 : 1.0;
+  kw_nearest_options options = options_of(kw_nearest_options_default, metric, degrees, sphere_radius);
   options.method = int(in.byte() % 4);                 // 3: no such method
   options.implementation = int(in.byte() % 4);         // 3: no such implementation
   options.memory_budget = in.byte() % 3 == 0 ? 1 : 0;  // 1 byte: the smallest chunks
@@ -214,11 +223,7 @@ void call(reader& in, kw_type type) {
     return;
   }
 
-  kw_within_options within;
-  kw_within_options_default(&within);
-  within.metric = metric;
-  within.degrees = degrees;
-  within.radius = options.radius;
+  const kw_within_options within = options_of(kw_within_options_default, metric, degrees, sphere_radius);
   const double radius = in.byte() % 4 == 0 ? -1.0 : double(in.byte()) / 64.0;
   if (function <= 3) {  // kw_count_within, kw_within
     const char* name = function == 2 ? "kw_count_within" : "kw_within";
@@ -262,11 +267,7 @@ void call(reader& in, kw_type type) {
     return;
   }
 
-  kw_dbscan_options dbscan;
-  kw_dbscan_options_default(&dbscan);
-  dbscan.metric = metric;
-  dbscan.degrees = degrees;
-  dbscan.radius = options.radius;
+  kw_dbscan_options dbscan = options_of(kw_dbscan_options_default, metric, degrees, sphere_radius);
   dbscan.border = int(in.byte() % 3);  // 2: no such rule
   const std::int64_t min_samples = std::int64_t(in.byte() % 6) - 1;
   std::int64_t clusters = -7;

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +30,21 @@ using namespace kernwerk::test::cli;
 // Whether anything in the folder is named like a temporary output (*.partial-*).
 bool leftover_partial(const std::string& folder) {
   return std::system(("ls -a '" + folder + "' | grep -q partial").c_str()) == 0;
+}
+
+// Runs body() in a forked child, which ends there; returns the child's wait status.
+template <class Body>
+int run_in_child(Body&& body, const std::function<void(pid_t)>& meanwhile = {}) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    body();
+    ::_exit(127);
+  }
+  if (meanwhile) meanwhile(child);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  return status;
 }
 
 std::string numbered_csv(std::size_t lines) { return as_csv(test::uniform_sphere(lines, 5), "lat,lon"); }
@@ -107,9 +123,7 @@ TEST_CASE("cli faults: a signal during the write removes the temporary") {
     CAPTURE(signal);
     const std::string out = s.path("out.csv");
     s.write("out.csv", "previous\n");
-    const pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
+    const int status = run_in_child([&] {
       for (const int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);  // as the tool starts (not doctest's)
       cli::write_output(out, [&](std::FILE* file) {
         cli::write_bytes(file, "index,distance\n", 15, out);
@@ -117,10 +131,7 @@ TEST_CASE("cli faults: a signal during the write removes the temporary") {
         ::raise(signal);
         cli::write_bytes(file, "0,0\n", 4, out);
       });
-      ::_exit(0);  // not reached
-    }
-    int status = 0;
-    REQUIRE(::waitpid(child, &status, 0) == child);
+    });
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == signal);
     CHECK(slurp(out) == "previous\n");
@@ -146,17 +157,13 @@ TEST_CASE("cli faults: SIGINT or SIGTERM during a run leaves no partial output")
       CAPTURE(signal);
       const std::string out = s.path("out.csv");
       s.write("out.csv", "previous\n");
-      const pid_t child = ::fork();
-      REQUIRE(child >= 0);
-      if (child == 0) {
-        const std::string command = cli_path() + " " + arguments + out + " 2>/dev/null";
-        ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
-        ::_exit(127);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-      ::kill(child, signal);
-      int status = 0;
-      REQUIRE(::waitpid(child, &status, 0) == child);
+      const std::string command = "exec " + cli_path() + " " + arguments + out + " 2>/dev/null";
+      const int status = run_in_child(
+          [&] { ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr)); },
+          [&](pid_t child) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+            ::kill(child, signal);
+          });
       // (a signal after the rename, as the tool ends, finds the output whole)
       const std::string left = slurp(out);
       CHECK((left == "previous\n" || left == whole));

@@ -13,9 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bad_inputs.hpp"
 #include "kernwerk.h"
 #include "kernwerk/dbscan.hpp"
 #include "kernwerk/diffuse.hpp"
@@ -142,6 +145,84 @@ TEST_CASE("C API: nearest equals the C++ call, on host and device memory") {
                      KW_INVALID_ARGUMENT, "references: is device memory, but memory is KW_MEMORY_HOST");
     }
 #endif
+  }
+}
+
+// The catalogue of bad_inputs.txt through kw_nearest, on host and device memory: a good call
+// (4 observations, 3 references, k = 2) spoilt one way per case.
+TEST_CASE("C API: the bad-input catalogue") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> good_obs{0.0, 0.0, 0.1, -0.2, 0.2, -0.4, 0.3, -0.6};
+  const std::vector<double> good_ref{0.0, 0.0, 0.3, 0.1, 0.6, 0.2};
+  const auto catalogue = kernwerk::test::bad_input_catalogue();
+  for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
+    for (const auto& bad : catalogue) {
+      const std::string& argument = bad.named_by(kernwerk::test::interface::c);
+      if (argument == "-") continue;
+      CAPTURE(bad.name);
+      CAPTURE(int(memory));
+      std::vector<double> obs_values = good_obs, ref_values = good_ref;
+      int64_t n = 4, m = 3, k = 2;
+      kw_nearest_options options;
+      kw_nearest_options_default(&options);
+      const std::string& name = bad.name;
+      static const std::set<std::string> known{
+          "nan_observation", "infinite_reference", "latitude_past_north_pole",
+          "latitude_past_south_pole", "longitude_beyond_limits", "empty_observations",
+          "empty_references", "k_zero", "k_above_32", "k_above_references", "bad_metric",
+          "negative_radius", "distances_alias_observations", "indices_alias_references",
+          "null_observations", "null_distances", "wrong_memory_space"};
+      if (!known.count(name)) FAIL("bad_inputs.txt names a case this driver does not know: " << name);
+      if (name == "nan_observation") obs_values[2 * 2 + 1] = nan;
+      else if (name == "infinite_reference") ref_values[2 * 1] = -inf;
+      else if (name == "latitude_past_north_pole") obs_values[2 * 3] = 1.5708;
+      else if (name == "latitude_past_south_pole") ref_values[0] = -1.5708;
+      else if (name == "longitude_beyond_limits") obs_values[1] = 1e300;
+      else if (name == "empty_observations") n = 0;
+      else if (name == "empty_references") m = 0;
+      else if (name == "k_zero") k = 0;
+      else if (name == "k_above_32") k = 33;
+      else if (name == "k_above_references") k = 4;
+      else if (name == "bad_metric") options.metric = 7;
+      else if (name == "negative_radius") options.radius = -1;
+      buffer<double> obs(memory, obs_values), ref(memory, ref_values);
+      // room for any k, so that a check that failed to stop the call could not write past them
+      buffer<double> dist(memory, std::vector<double>(4 * 33, -5.0));
+      buffer<int64_t> idx(memory, std::vector<int64_t>(4 * 33, -5));
+      const void* observations = obs.data();
+      const void* references = ref.data();
+      int64_t* indices = idx.data();
+      void* distances = dist.data();
+      std::vector<double> host_copy = good_obs;
+      if (name == "distances_alias_observations") distances = obs.data();
+      else if (name == "indices_alias_references") indices = reinterpret_cast<int64_t*>(ref.data());
+      else if (name == "null_observations") observations = nullptr;
+      else if (name == "null_distances") distances = nullptr;
+      else if (name == "wrong_memory_space") {
+        if (memory == KW_MEMORY_HOST || std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space,
+                                                       Kokkos::HostSpace>)
+          continue;  // host pointers are device memory in a host build
+        observations = host_copy.data();
+      }
+      const kw_status status = kw_nearest(KW_FLOAT64, memory, 2, observations, n, references, m, k,
+                                          indices, distances, &options);
+      const std::string message = kw_last_error();
+      INFO(message);
+      CHECK(status == KW_INVALID_ARGUMENT);
+      // (the C layer's checks say kernwerk::kw_nearest, the C++ call's kernwerk::nearest)
+      CHECK((message.rfind("kernwerk::kw_nearest: " + argument + ": ", 0) == 0 ||
+             message.rfind("kernwerk::nearest: " + argument + ": ", 0) == 0));
+      const auto idx_after = idx.values();
+      const auto dist_after = dist.values();
+      CHECK(std::count(idx_after.begin(), idx_after.end(), int64_t(-5)) == 4 * 33);
+      CHECK(std::count(dist_after.begin(), dist_after.end(), -5.0) == 4 * 33);
+      const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+      };
+      CHECK(same_bits(obs.values(), obs_values));
+      CHECK(same_bits(ref.values(), ref_values));
+    }
   }
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kernwerk/reference.hpp"
+#include "bad_inputs.hpp"
 #include "cli_support.hpp"
 
 namespace {
@@ -210,7 +211,7 @@ TEST_CASE("cli: bad files name the file and line, and leave no output") {
       {"non-finite value", s.write("bad4.csv", "0.1,inf\n"), "bad4.csv:1: 'inf' is not a finite number"},
       {"empty file", s.write("empty.csv", "lat,lon\n"), "empty.csv: no points"},
       {"binary of a partial point", s.write("bad.f64", std::string(24, '\0')), "bad.f64: size 24 bytes"},
-      {"latitude out of range", s.write("bad5.csv", "0.1,0.2\n2.0,0.1\n"), "observations: point 1"},
+      {"latitude out of range", s.write("bad5.csv", "0.1,0.2\n2.0,0.1\n"), "--obs: point 1"},
   };
   for (const auto& bad : cases) {
     CAPTURE(bad.name);
@@ -230,6 +231,50 @@ TEST_CASE("cli: bad files name the file and line, and leave no output") {
                                 s.path("no/such/dir/out.csv"));
   CHECK(unwritable.status != 0);
   CHECK(unwritable.err.find("no/such/dir/out.csv") != std::string::npos);
+}
+
+// The catalogue of bad_inputs.txt through `kernwerk nearest`: a good run (4 observations, 3
+// references, --k 2) spoilt one way per case. The message names the option, or the file it
+// gave; the output file keeps what it held.
+TEST_CASE("cli: the bad-input catalogue") {
+  scratch s;
+  for (const auto& bad : test::bad_input_catalogue()) {
+    const std::string& option = bad.named_by(test::interface::cli);
+    if (option == "-") continue;
+    CAPTURE(bad.name);
+    std::vector<std::string> obs_rows{"0,0", "0.1,-0.2", "0.2,-0.4", "0.3,-0.6"};
+    std::vector<std::string> ref_rows{"0,0", "0.3,0.1", "0.6,0.2"};
+    std::string extra = " --k 2";
+    const std::string& name = bad.name;
+    if (name == "nan_observation") obs_rows[2] = "0.2,nan";
+    else if (name == "infinite_reference") ref_rows[1] = "-inf,0.1";
+    else if (name == "latitude_past_north_pole") obs_rows[3] = "1.5708,-0.6";
+    else if (name == "latitude_past_south_pole") ref_rows[0] = "-1.5708,0";
+    else if (name == "longitude_beyond_limits") obs_rows[0] = "0,1e300";
+    else if (name == "empty_observations") obs_rows.clear();
+    else if (name == "empty_references") ref_rows.clear();
+    else if (name == "k_zero") extra = " --k 0";
+    else if (name == "k_above_32") extra = " --k 33";
+    else if (name == "k_above_references") extra = " --k 4";
+    else if (name == "reference_dimension") ref_rows = {"0,0,0", "0.3,0.1,0", "0.6,0.2,0"};
+    else if (name == "bad_metric") extra += " --metric l1";
+    else if (name == "negative_radius") extra += " --radius -1";
+    else FAIL("bad_inputs.txt names a case this driver does not know: " << name);
+    const auto csv = [](const std::vector<std::string>& rows) {
+      std::string text = "lat,lon\n";
+      for (const auto& row : rows) text += row + "\n";
+      return text;
+    };
+    const auto obs = s.write("obs.csv", csv(obs_rows)), ref = s.write("ref.csv", csv(ref_rows));
+    const auto out = s.write("out.csv", "previous\n");
+    const auto result = s.run("nearest --obs " + obs + " --ref " + ref + " --out " + out + extra);
+    INFO(result.err);
+    CHECK(result.status != 0);
+    const std::string file = option == "--obs" ? obs : option == "--ref" ? ref : "(none)";
+    CHECK((result.err.find(option + ": ") != std::string::npos ||
+           result.err.find(file + ":") != std::string::npos));
+    CHECK(slurp(out) == "previous\n");
+  }
 }
 
 // Outputs that are not regular files are written in place, never replaced by a renamed file,
@@ -292,7 +337,7 @@ TEST_CASE("cli: bad options") {
   const auto good = s.write("good.csv", "0.1,0.2\n");
   CHECK(s.run("nearest --obs " + good + " --ref " + good).err.find("--out: required") != std::string::npos);
   CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --metric l1").err.find("--metric") != std::string::npos);
-  CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --radius -1").err.find("options.radius") != std::string::npos);
+  CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --radius -1").err.find("--radius: must be positive") != std::string::npos);
   CHECK(s.run("nearest --frobnicate").err.find("--frobnicate: unknown option") != std::string::npos);
   CHECK(s.run("teleport").status == 2);
 }

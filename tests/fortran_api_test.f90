@@ -5,10 +5,10 @@ program fortran_api_test
   use, intrinsic :: iso_fortran_env, only: real32, real64, int64
   implicit none
   integer :: failures, stat
-  real(real64) :: obs(2, 50), ref(2, 20), dist(2, 50), bad_dist(2, 49), x(100), y(100), s
+  real(real64) :: obs(2, 50), ref(2, 20), dist(2, 50), x(100), y(100), s
   real(real64) :: a(6, 4), b(4, 5), c(6, 5), c0(6, 5), spd(3, 3), rhs(3), sol(3), field(8, 9), lap(8, 8)
   real(real32) :: f32(10)
-  integer(int64) :: idx(2, 50), bad_idx(2, 49), iterations
+  integer(int64) :: idx(2, 50), iterations
   type(kw_sphere_index) :: places
   real(real32) :: obs32(2, 50), dist32(2, 50)
   failures = 0
@@ -19,17 +19,7 @@ program fortran_api_test
   call kw_nearest(obs, ref, idx, dist, stat=stat)
   call check(stat == KW_SUCCESS .and. all(idx >= 1) .and. all(idx <= 20), 'nearest runs, 1-based indices')
   call check(all(dist(1, :) <= dist(2, :)), 'nearest first')
-  idx = -7
-  call kw_nearest(obs, ref, bad_idx, dist, stat=stat)
-  call expect_failure(stat, KW_INVALID_ARGUMENT, 'indices', 'indices with 49 columns')
-  call kw_nearest(obs, ref, idx, bad_dist, stat=stat)
-  call expect_failure(stat, KW_INVALID_ARGUMENT, 'distances', 'distances of another shape')
-  call kw_nearest(obs, ref(1:1, :), idx, dist, stat=stat)
-  call expect_failure(stat, KW_INVALID_ARGUMENT, 'references', 'references of another dimension')
-  obs(2, 3) = ieee_nan()
-  call kw_nearest(obs, ref, idx, dist, stat=stat)
-  call expect_failure(stat, KW_INVALID_ARGUMENT, 'observations: point 2', 'a NaN coordinate')
-  call check(all(idx == -7), 'indices untouched by the failures')
+  call catalogue_checks()
 
   call random_number(obs32)
   call sphere_index_checks()
@@ -109,6 +99,86 @@ contains
     character(*), intent(in) :: fragment, what
     call check(status == expected, what // ' (status)')
     call check(index(kw_last_error(), fragment) > 0, what // ' (message: ' // kw_last_error() // ')')
+  end subroutine
+
+  ! The bad-input catalogue (bad_inputs.txt, the program's first argument): a good call (4
+  ! observations, 3 references, k = 2) spoilt one way per case. Each must fail with
+  ! KW_INVALID_ARGUMENT, name the Fortran argument, and leave every output as it was.
+  subroutine catalogue_checks()
+    use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_negative_inf
+    character(len=512) :: path, line
+    character(len=64) :: name, cxx, c_name, fortran, cli
+    real(real64) :: good_obs(2, 4), good_ref(2, 3), o(2, 4), r(2, 3), r3(3, 3)
+    real(real64) :: d(2, 4), d0(0, 4), d3(3, 4), d4(4, 4), d33(33, 4)
+    integer(int64) :: i(2, 4), i0(0, 4), i3(2, 3), i4(4, 4), i33(33, 4)
+    integer :: unit, io, cases
+    good_obs = reshape([0.0_real64, 0.0_real64, 0.1_real64, -0.2_real64, 0.2_real64, -0.4_real64, &
+                        0.3_real64, -0.6_real64], [2, 4])
+    good_ref = reshape([0.0_real64, 0.0_real64, 0.3_real64, 0.1_real64, 0.6_real64, 0.2_real64], [2, 3])
+    r3 = 0.1_real64
+    call get_command_argument(1, path)
+    open (newunit=unit, file=trim(path), status='old', action='read', iostat=io)
+    call check(io == 0, 'the catalogue opens: ' // trim(path))
+    if (io /= 0) return
+    cases = 0
+    do
+      read (unit, '(a)', iostat=io) line
+      if (io /= 0) exit
+      if (len_trim(line) == 0 .or. line(1:1) == '#') cycle
+      read (line, *) name, cxx, c_name, fortran, cli
+      if (fortran == '-') cycle
+      cases = cases + 1
+      o = good_obs
+      r = good_ref
+      i = -7; i3 = -7; i4 = -7; i33 = -7
+      d = -7; d3 = -7; d4 = -7; d33 = -7
+      select case (trim(name))
+      case ('nan_observation')
+        o(2, 3) = ieee_nan()
+      case ('infinite_reference')
+        r(1, 2) = ieee_value(1.0_real64, ieee_negative_inf)
+      case ('latitude_past_north_pole')
+        o(1, 4) = 1.5708_real64
+      case ('latitude_past_south_pole')
+        r(1, 1) = -1.5708_real64
+      case ('longitude_beyond_limits')
+        o(2, 1) = 1e300_real64
+      end select
+      select case (trim(name))
+      case ('nan_observation', 'infinite_reference', 'latitude_past_north_pole', &
+            'latitude_past_south_pole', 'longitude_beyond_limits')
+        call kw_nearest(o, r, i, d, stat=stat)
+      case ('empty_observations')
+        call kw_nearest(o(:, 1:0), r, i(:, 1:0), d(:, 1:0), stat=stat)
+      case ('empty_references')
+        call kw_nearest(o, r(:, 1:0), i, d, stat=stat)
+      case ('k_zero')
+        call kw_nearest(o, r, i0, d0, stat=stat)
+      case ('k_above_32')
+        call kw_nearest(o, r, i33, d33, stat=stat)
+      case ('k_above_references')
+        call kw_nearest(o, r, i4, d4, stat=stat)
+      case ('reference_dimension')
+        call kw_nearest(o, r3, i, d, stat=stat)
+      case ('indices_too_short')
+        call kw_nearest(o, r, i3, d, stat=stat)
+      case ('distances_other_columns')
+        call kw_nearest(o, r, i, d3, stat=stat)
+      case ('distances_alias_observations')
+        call kw_nearest(o, r, i, o, stat=stat)
+      case ('negative_radius')
+        call kw_nearest(o, r, i, d, radius=-1.0_real64, stat=stat)
+      case default
+        call check(.false., 'bad_inputs.txt names a case this driver does not know: ' // trim(name))
+        cycle
+      end select
+      call expect_failure(stat, KW_INVALID_ARGUMENT, ': ' // trim(fortran) // ': ', trim(name))
+      call check(all(i == -7) .and. all(i3 == -7) .and. all(i4 == -7) .and. all(i33 == -7) .and. &
+                 all(d == -7) .and. all(d3 == -7) .and. all(d4 == -7) .and. all(d33 == -7), &
+                 trim(name) // ': outputs untouched')
+    end do
+    close (unit)
+    call check(cases >= 10, 'the catalogue holds its cases')
   end subroutine
 
   ! The index against a float64 brute force written here (haversine, nearest first, ties to the

@@ -4,7 +4,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arguments.hpp"
@@ -67,6 +69,23 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 class process_group;
+// Runs body(); a library error naming one of `names`' first arguments is told as the option
+// that gave it ("kernwerk::qr: a: holds a NaN" -> "--in: holds a NaN").
+template <class Body>
+void naming_options(std::initializer_list<std::pair<const char*, const char*>> names, Body&& body) {
+  try {
+    body();
+  } catch (const invalid_argument& e) {
+    for (const auto& [argument, option] : names)
+      if (e.argument() == argument) {
+        const std::string text = e.what(), marker = std::string(": ") + argument + ": ";
+        const auto at = text.find(marker);
+        throw error(std::string(option) + ": " + (at == std::string::npos ? text : text.substr(at + marker.size())));
+      }
+    throw;
+  }
+}
+
 int run_nearest(const arguments& args, const process_group& group);
 int run_info(const arguments& args);
 int run_demo(const arguments& args);

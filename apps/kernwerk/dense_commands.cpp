@@ -18,23 +18,6 @@ namespace kernwerk::cli {
 
 namespace {
 
-// Runs body(); a library error naming one of `names`' first arguments is told as the option
-// that gave it ("kernwerk::qr: a: holds a NaN" -> "--in: holds a NaN").
-template <class Body>
-void naming_options(std::initializer_list<std::pair<const char*, const char*>> names, Body&& body) {
-  try {
-    body();
-  } catch (const invalid_argument& e) {
-    for (const auto& [argument, option] : names)
-      if (e.argument() == argument) {
-        const std::string text = e.what(), marker = std::string(": ") + argument + ": ";
-        const auto at = text.find(marker);
-        throw error(std::string(option) + ": " + (at == std::string::npos ? text : text.substr(at + marker.size())));
-      }
-    throw;
-  }
-}
-
 // --shape of a raw input (empty for .npy).
 std::vector<std::size_t> raw_shape(const arguments& args) {
   if (!args.has("--shape")) return {};

@@ -477,6 +477,9 @@ contains
     status = nearest_check("kw_nearest", size(observations, 1, int64), size(references, 1, int64), &
                            size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
                            size(distances, 1, int64), size(distances, 2, int64))
+    if (status == KW_SUCCESS) &
+      status = nearest_sets_check("kw_nearest", size(observations, 2, int64), size(references, 2, int64), &
+                                  size(indices, 1, int64), radius)
     if (status == KW_SUCCESS) then
       status = c_nearest(KW_FLOAT64, host_memory, size(observations, 1, int64), c_loc(observations), &
                          size(observations, 2, int64), c_loc(references), size(references, 2, int64), &
@@ -498,6 +501,9 @@ contains
     status = nearest_check("kw_nearest", size(observations, 1, int64), size(references, 1, int64), &
                            size(observations, 2, int64), size(indices, 1, int64), size(indices, 2, int64), &
                            size(distances, 1, int64), size(distances, 2, int64))
+    if (status == KW_SUCCESS) &
+      status = nearest_sets_check("kw_nearest", size(observations, 2, int64), size(references, 2, int64), &
+                                  size(indices, 1, int64), radius)
     if (status == KW_SUCCESS) then
       status = c_nearest(KW_FLOAT32, host_memory, size(observations, 1, int64), c_loc(observations), &
                          size(observations, 2, int64), c_loc(references), size(references, 2, int64), &
@@ -521,9 +527,30 @@ contains
     else if (index_columns /= n) then
       status = invalid(fn, "indices", "has " // text(index_columns) // " columns for " // &
                        text(n) // " observations")
+    else if (k < 1 .or. k > 32) then
+      status = invalid(fn, "indices", "has " // text(k) // " rows: k must be 1 to 32")
     else if (distance_rows /= k .or. distance_columns /= n) then
       status = invalid(fn, "distances", "shape (" // text(distance_rows) // ", " // &
                        text(distance_columns) // ") differs from indices' (" // text(k) // ", " // text(n) // ")")
+    end if
+  end function
+
+  ! kw_nearest's sets and radius, named as its Fortran arguments (the C call would name n, m, k
+  ! and options->radius).
+  integer(c_int) function nearest_sets_check(fn, n, m, k, radius) result(status)
+    character(*), intent(in) :: fn
+    integer(int64), intent(in) :: n, m, k
+    real(real64), intent(in), optional :: radius
+    status = KW_SUCCESS
+    if (n == 0) then
+      status = invalid(fn, "observations", "empty set")
+    else if (m == 0) then
+      status = invalid(fn, "references", "empty set")
+    else if (k > m) then
+      status = invalid(fn, "indices", "has " // text(k) // " rows (k), but references hold " // text(m) // " points")
+    else if (present(radius)) then
+      if (.not. (radius > 0 .and. radius <= huge(radius))) &
+        status = invalid(fn, "radius", "must be positive and finite")
     end if
   end function
 

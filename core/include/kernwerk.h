@@ -35,7 +35,7 @@ typedef enum kw_status {
   KW_UNSUPPORTED = 2,      /**< a request this build cannot serve */
   KW_NOT_INITIALIZED = 3,  /**< kw_initialize has not been called (or kw_finalize has) */
   KW_NOT_CONVERGED = 4,    /**< an iteration ran out of steps */
-  KW_OUT_OF_MEMORY = 5,    /**< an allocation failed */
+  KW_OUT_OF_MEMORY = 5,    /**< an allocation failed (kw_nearest: also in its smallest chunks) */
   KW_INTERNAL_ERROR = 6    /**< anything else (a bug: kw_last_error says what) */
 } kw_status;
 
@@ -97,7 +97,9 @@ void kw_nearest_options_default(kw_nearest_options* options);
 /** For each of the n observations, the k nearest of the m references (nearest first, ties to
  * the smallest index). Points are rows of `dimension` coordinates (2 for haversine, 2 or 3
  * for euclidean), contiguous. indices and distances are n x k, row-major; distances of
- * `type`. options may be NULL (defaults). */
+ * `type`. options may be NULL (defaults). Where an allocation fails, the call runs again in
+ * smaller chunks; KW_OUT_OF_MEMORY where even the smallest fail (kw_last_error says whether
+ * the outputs are untouched or hold -1 and NaN throughout). */
 kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const void* observations,
                      int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                      void* distances, const kw_nearest_options* options);

@@ -44,6 +44,9 @@ auto translated(const char* function, renames names, Body&& body) {
     throw value_error(e.argument(), e);
   } catch (const kernwerk::unsupported& e) {
     throw value_error(e.argument(), e);
+  } catch (const kernwerk::out_of_memory& e) {
+    PyErr_SetString(PyExc_MemoryError, (std::string("kernwerk.") + function + ": " + e.what()).c_str());
+    throw py::error_already_set();
   } catch (const kernwerk::error& e) {  // (std::bad_alloc becomes MemoryError by itself)
     throw std::runtime_error(std::string("kernwerk.") + function + ": " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <new>
 #include <string>
@@ -19,6 +20,7 @@
 #endif
 
 #include "kernwerk/cg.hpp"  // kernwerk::not_converged
+#include "kernwerk/impl/allocation_failure.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -60,13 +62,12 @@ kw_status guarded(const char* function, Body&& body) {
     return fail(KW_UNSUPPORTED, e.what());
   } catch (const kernwerk::not_converged& e) {
     return fail(KW_NOT_CONVERGED, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(KW_OUT_OF_MEMORY, std::string(function) + ": out of memory");
+  } catch (const kernwerk::out_of_memory& e) {
+    return fail(KW_OUT_OF_MEMORY, e.what());
   } catch (const std::exception& e) {
-    const std::string text = e.what();
-    const bool memory = text.find("allocation") != std::string::npos ||
-                        text.find("out of memory") != std::string::npos;
-    return fail(memory ? KW_OUT_OF_MEMORY : KW_INTERNAL_ERROR, std::string(function) + ": " + text);
+    const bool memory = kernwerk::impl::allocation_failed(e);
+    return fail(memory ? KW_OUT_OF_MEMORY : KW_INTERNAL_ERROR,
+                std::string(function) + (memory ? ": out of memory: " : ": ") + e.what());
   } catch (...) {
     return fail(KW_INTERNAL_ERROR, std::string(function) + ": unknown exception");
   }
@@ -117,6 +118,8 @@ inline void require_nearest_arguments(const char* fn, kw_memory memory, int64_t 
   require_count(fn, "m", m);
   require(dimension >= 1, fn, "dimension", "must be at least 1");
   require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+  require(m == 0 || k <= m, fn, "k",
+          std::to_string(k) + " neighbours, but m = " + std::to_string(m) + " references");
   require_pointer(fn, "observations", observations, n);
   require_pointer(fn, "references", references, m);
   require_pointer(fn, "indices", indices, n);
@@ -136,6 +139,8 @@ inline void convert_nearest_options(const char* function, const kw_nearest_optio
   require(options->implementation >= 0 && options->implementation <= 2, function,
           "options->implementation", "is not 0, 1 or 2");
   require(options->memory_budget >= 0, function, "options->memory_budget", "must not be negative");
+  require(std::isfinite(options->radius) && options->radius > 0, function, "options->radius",
+          "must be positive and finite, got " + std::to_string(options->radius));
   cpp.metric = options->metric == 0 ? kernwerk::metric_kind::haversine : kernwerk::metric_kind::euclidean;
   cpp.units = options->degrees ? kernwerk::angle_unit::degrees : kernwerk::angle_unit::radians;
   cpp.radius = options->radius;

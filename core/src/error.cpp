@@ -10,4 +10,7 @@ unsupported::unsupported(const std::string& function, const std::string& argumen
                          const std::string& problem)
     : error("kernwerk::" + function + ": " + argument + ": " + problem), argument_(argument) {}
 
+out_of_memory::out_of_memory(const std::string& function, const std::string& problem)
+    : error("kernwerk::" + function + ": out of memory: " + problem) {}
+
 }  // namespace kernwerk

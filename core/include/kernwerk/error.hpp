@@ -38,4 +38,13 @@ class unsupported : public error {
   std::string argument_;
 };
 
+/// Memory the call needed could not be allocated, also in the smaller pieces it falls back to
+/// where it has them (kernwerk::nearest retries in chunks). The message says what the outputs
+/// hold.
+class out_of_memory : public error {
+ public:
+  /// The message reads "kernwerk::<function>: out of memory: <problem>".
+  out_of_memory(const std::string& function, const std::string& problem);
+};
+
 }  // namespace kernwerk

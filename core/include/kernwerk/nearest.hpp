@@ -42,6 +42,12 @@ namespace kernwerk {
 /// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees or longitudes outside
 /// [-720, 720] (two turns either way; the same in radians), a radius that is not
 /// positive and finite, a memory budget too small for any chunk.
+/// Where an allocation fails (a shared device, memory taken meanwhile), the call runs again in
+/// chunks within a quarter of the memory, and so on down to the smallest chunks: the answer is
+/// the same.
+/// \throws kernwerk::out_of_memory where even the smallest chunks cannot be allocated; outputs
+/// an attempt had written into then hold index -1 and distance NaN throughout (the message says
+/// whether they are untouched or so filled), never part of an answer.
 /// \throws kernwerk::unsupported for implementation_kind::tuned where the build has no tuned
 /// specialisation for ExecutionSpace or it does not cover the metric and k, and for the indexed
 /// method with the euclidean metric.

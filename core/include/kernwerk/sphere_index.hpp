@@ -106,7 +106,7 @@ class sphere_index {
     using output_type = impl::neighbour_output<std::remove_const_t<decltype(indices_here)>,
                                                std::remove_const_t<decltype(distances_here)>>;
     const std::size_t scratch_bytes = impl::nearest_bvh_query_bytes<memory_space>(
-        std::int64_t(n), std::int64_t(bvh_.size));
+        std::int64_t(n), std::int64_t(bvh_.size), space.concurrency());
     {
       impl::workspace<memory_space> scratch_memory(scratch_bytes);
       impl::carver scratch(scratch_memory.template take<char>(scratch_bytes), scratch_bytes);

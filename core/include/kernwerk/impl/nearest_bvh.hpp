@@ -299,13 +299,20 @@ struct grid_stage {
 };
 
 // Runs the queries of every observation against a built hierarchy, with scratch for the
-// observation order from `scratch` (nearest_bvh_query_bytes).
+// observation order from `scratch` (nearest_bvh_query_bytes). The order's cell counters (2^18
+// or more, 4 MiB) are asked for only where the order pays: a host space's chunks of a few
+// kilobytes would otherwise need them (the allocation-fault test found it).
 template <class MemorySpace>
-std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references) {
+std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references,
+                                    std::int64_t concurrency) {
   using carve = workspace<MemorySpace>;
+  const std::size_t ordering =
+      order_pays(observations, concurrency)
+          ? carve::template bytes_for<int>(observations) +
+                2 * carve::template bytes_for<atomic_count>(observation_cells(references) + 1)
+          : 0;
   return 2 * carve::template bytes_for<std::int64_t>(observations) +
-         carve::template bytes_for<int>(observations) + carve::template bytes_for<atomic_count>(1) +
-         2 * carve::template bytes_for<atomic_count>(observation_cells(references) + 1);
+         carve::template bytes_for<atomic_count>(1) + ordering;
 }
 
 template <class ExecutionSpace, class Observations, class Bvh, class Output, class Scratch>
@@ -411,7 +418,7 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   const std::size_t keep_bytes = bvh_type::bytes(m, leaf);
   const std::size_t temporary_bytes =
       std::max(bvh_type::template build_bytes<ExecutionSpace>(m, space.concurrency()),
-               nearest_bvh_query_bytes<memory_space>(n, m));
+               nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency()));
   workspace<memory_space, index_purpose> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);

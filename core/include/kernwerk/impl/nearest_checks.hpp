@@ -63,6 +63,7 @@ void check_point_shape(const char* fn, const char* name, const Points& points, m
     throw invalid_argument(fn, name,
                            "euclidean points have 2 or 3 coordinates, got " + std::to_string(dimension));
   if (points.extent(0) == 0 && !may_be_empty) throw invalid_argument(fn, name, "empty set");
+  require_data(fn, name, points);
 }
 
 inline void check_reference_count(const char* fn, std::size_t references) {

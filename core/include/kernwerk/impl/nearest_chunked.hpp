@@ -346,14 +346,15 @@ struct euclidean_distance {
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 
-// Rows per chunk for a budget of `budget` bytes, or throws naming options.memory_budget.
+// Rows per chunk for a budget of `budget` bytes.
 struct chunk_plan {
   std::size_t observation_rows, reference_rows;
 };
 
 template <class MemorySpace>
-chunk_plan plan_chunks(std::size_t budget, std::size_t n, std::size_t m, std::size_t observation_row,
-                       std::size_t reference_row, std::size_t k) {
+std::optional<chunk_plan> chunks_within(std::size_t budget, std::size_t n, std::size_t m,
+                                        std::size_t observation_row, std::size_t reference_row,
+                                        std::size_t k) {
   // Half the budget for a reference chunk and its index, half for observations and results.
   std::size_t reference_rows = m;
   const auto reference_bytes = [&](std::size_t rows) {
@@ -365,19 +366,42 @@ chunk_plan plan_chunks(std::size_t budget, std::size_t n, std::size_t m, std::si
   const std::size_t per_observation = 2 * observation_row + 6 * k * 16;
   const std::size_t observation_rows = std::min(n, (budget / 2) / per_observation);
   if (reference_bytes(reference_rows) > budget / 2 || observation_rows == 0 || reference_rows < k)
-    throw invalid_argument("nearest", "options.memory_budget",
-                           std::to_string(budget) + " bytes cannot hold a chunk of " +
-                               std::to_string(k) + " references and one observation");
-  return {observation_rows, reference_rows};
+    return std::nullopt;
+  return chunk_plan{observation_rows, reference_rows};
+}
+
+template <class MemorySpace>
+bool fits_chunks(std::size_t budget, std::size_t n, std::size_t m, std::size_t observation_row,
+                 std::size_t reference_row, std::size_t k) {
+  return chunks_within<MemorySpace>(budget, n, m, observation_row, reference_row, k).has_value();
+}
+
+// As chunks_within, or throws naming options.memory_budget.
+template <class MemorySpace>
+chunk_plan plan_chunks(std::size_t budget, std::size_t n, std::size_t m, std::size_t observation_row,
+                       std::size_t reference_row, std::size_t k) {
+  if (const auto plan =
+          chunks_within<MemorySpace>(budget, n, m, observation_row, reference_row, k))
+    return *plan;
+  throw invalid_argument("nearest", "options.memory_budget",
+                         std::to_string(budget) + " bytes cannot hold a chunk of " +
+                             std::to_string(k) + " references and one observation");
 }
 
 // Runs `core(observations, references, output, k)` over chunks; core is one of the methods.
+// Each allocation it makes is made, at its largest, before the first chunk's results are
+// written (the chunk buffers up front, the method's own in the first chunk), and *wrote (where
+// given) is set just before they are: an allocation that fails before leaves the outputs
+// untouched.
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances, class Core, class Distance>
 void nearest_chunked(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Indices& indices,
                      const Distances& distances, int k, const chunk_plan& plan, const Core& core,
-                     const Distance& distance) {
+                     const Distance& distance, bool* wrote = nullptr) {
+  const auto writing = [wrote] {
+    if (wrote) *wrote = true;
+  };
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const std::size_t n = observations.extent(0), m = references.extent(0);
@@ -438,6 +462,7 @@ void nearest_chunked(const ExecutionSpace& space, const Observations& observatio
                                                                  std::int64_t(offset)});
       kept = std::min(k, kept + k_chunk);
     }
+    if constexpr (writer_type::reached) writing();
     writer.target(c, first, [&](const auto& out_indices, const auto& out_distances,
                                 std::size_t out_first) {
       using out_i = std::decay_t<decltype(out_indices)>;
@@ -462,11 +487,15 @@ void nearest_chunked(const ExecutionSpace& space, const Observations& observatio
                                 rows_of(c + 1));
     }
     transfer.fence();
-    if (c > 0) writer.unstage((c - 1) * n_c, rows_of(c - 1));
+    if (c > 0) {
+      writing();
+      writer.unstage((c - 1) * n_c, rows_of(c - 1));
+    }
     space.fence();
     writer.download(transfer, c, rows_of(c));
   }
   transfer.fence();
+  writing();
   writer.unstage((chunks - 1) * n_c, rows_of(chunks - 1));
 }
 

@@ -15,6 +15,7 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/allocation_failure.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/nearest_chunked.hpp"
 #include "kernwerk/impl/nearest_bvh.hpp"
@@ -416,9 +417,6 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   const std::size_t dimension = observations.extent(1);
   const std::size_t observation_row = dimension * sizeof(typename Observations::value_type);
   const std::size_t reference_row = dimension * sizeof(typename References::value_type);
-  const std::size_t budget = options.memory_budget
-                                 ? options.memory_budget
-                                 : default_memory_budget<ExecutionSpace>::bytes();
   // What one pass needs: copies of inputs out of reach, results, scratch (roughly).
   constexpr bool observations_reached =
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible;
@@ -438,40 +436,79 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
   const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
-  if (pipelined && needed <= double(budget) && pipeline_policy::two_phase) {  // nearest_pipelined.hpp
-    nearest_pipelined(space, observations, references, indices_out, distances_out, int(k), run,
-                      "nearest", options.metric, options.units);
-    finish();
-    return;
-  }
-  if (needed > double(budget) || pipelined) {
-    check_point_sets(space, "nearest", observations, references, options.metric, options.units);
-    auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
-    if (pipelined)
-      chunks.observation_rows = std::min(chunks.observation_rows, pipeline_chunk_rows(n));
-    if (haversine)
-      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), chunks,
-                      run, sphere_distance{options.radius});
-    else
-      nearest_chunked(space, observations, references, indices_out, distances_out, int(k), chunks,
-                      run, euclidean_distance{});
-    finish();
-    return;
-  }
+  bool wrote = false;  // whether a failed attempt may have written into the outputs
 
-  // In one pass: sets the execution space cannot reach are copied into its memory
-  // (nearest_copies.hpp), and the values checked there.
-  nearest_copies<ExecutionSpace, Observations, References, std::remove_const_t<decltype(indices_out)>,
-                 std::remove_const_t<decltype(distances_out)>>
-      copies(space, observations, references, indices_out, distances_out);
-  check_point_sets(space, "nearest", copies.observations, copies.references, options.metric,
-                   options.units);
-  run(copies.observations, copies.references,
-      neighbour_output<decltype(copies.indices), decltype(copies.distances)>{copies.indices,
-                                                                             copies.distances},
-      int(k));
-  copies.copy_out(space, indices_out, distances_out);
-  finish();
+  // One attempt within `budget` bytes; in chunks wherever `chunked` or the sets exceed it.
+  const auto attempt = [&](std::size_t budget, bool chunked) {
+    if (!chunked && pipelined && needed <= double(budget) && pipeline_policy::two_phase) {
+      wrote = true;  // nearest_pipelined.hpp writes the outputs as its chunks finish
+      nearest_pipelined(space, observations, references, indices_out, distances_out, int(k), run,
+                        "nearest", options.metric, options.units);
+      return;
+    }
+    if (chunked || needed > double(budget) || pipelined) {
+      check_point_sets(space, "nearest", observations, references, options.metric, options.units);
+      auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
+      if (pipelined)
+        chunks.observation_rows = std::min(chunks.observation_rows, pipeline_chunk_rows(n));
+      if (haversine)
+        nearest_chunked(space, observations, references, indices_out, distances_out, int(k),
+                        chunks, run, sphere_distance{options.radius}, &wrote);
+      else
+        nearest_chunked(space, observations, references, indices_out, distances_out, int(k),
+                        chunks, run, euclidean_distance{}, &wrote);
+      return;
+    }
+    // In one pass: sets the execution space cannot reach are copied into its memory
+    // (nearest_copies.hpp), and the values checked there.
+    nearest_copies<ExecutionSpace, Observations, References,
+                   std::remove_const_t<decltype(indices_out)>,
+                   std::remove_const_t<decltype(distances_out)>>
+        copies(space, observations, references, indices_out, distances_out);
+    check_point_sets(space, "nearest", copies.observations, copies.references, options.metric,
+                     options.units);
+    wrote = wrote || outputs_reached;  // the run writes into the caller's outputs
+    run(copies.observations, copies.references,
+        neighbour_output<decltype(copies.indices), decltype(copies.distances)>{copies.indices,
+                                                                               copies.distances},
+        int(k));
+    copies.copy_out(space, indices_out, distances_out);
+  };
+
+  // Where an allocation fails (the device is shared, or the estimate above was short), the call
+  // runs again in chunks within a quarter of the memory, down to the smallest chunks; the
+  // answer is the same. Where even those fail, outputs an attempt wrote into are filled with
+  // index -1 and distance NaN, so that no partial answer is left, and the error says so.
+  std::size_t budget = options.memory_budget
+                           ? options.memory_budget
+                           : default_memory_budget<ExecutionSpace>::bytes();
+  for (bool chunked = false;; chunked = true) {
+    try {
+      attempt(budget, chunked);
+      finish();
+      return;
+    } catch (const std::exception& failure) {
+      if (!allocation_failed(failure) || dynamic_cast<const out_of_memory*>(&failure)) throw;
+      const std::size_t smaller = std::size_t(std::min(double(budget), needed) / 4);
+      const bool can_shrink = smaller > 0 && fits_chunks<memory_space>(smaller, n, m, observation_row,
+                                                                     reference_row, k);
+      if (!can_shrink) {
+        if (wrote) {
+          Kokkos::deep_copy(indices_out, typename Indices::non_const_value_type(-1));
+          Kokkos::deep_copy(distances_out,
+                            std::numeric_limits<typename Distances::non_const_value_type>::quiet_NaN());
+        }
+        throw out_of_memory(
+            "nearest", std::string("an allocation failed in every plan down to chunks within ") +
+                           std::to_string(budget) + " bytes (" + failure.what() + "); " +
+                           (wrote ? "the outputs hold index -1 and distance NaN"
+                                  : "the outputs are untouched"));
+      }
+      budget = smaller;
+      report.reason = plan.choice.reason + "; in chunks within " + std::to_string(budget) +
+                      " bytes after an allocation failed";
+    }
+  }
 }
 
 }  // namespace kernwerk::impl

@@ -45,6 +45,14 @@ void require_disjoint(const char* function, const char* output_name, const Outpu
                            std::string("shares memory with ") + other_name);
 }
 
+// A View with elements must have memory: an unmanaged View over a null pointer has none.
+template <class View>
+void require_data(const char* function, const char* name, const View& view) {
+  if (view.size() > 0 && view.data() == nullptr)
+    throw invalid_argument(function, name,
+                           "null data for " + std::to_string(view.size()) + " elements");
+}
+
 template <class View>
 void require_length_at_least(const char* function, const char* name, const View& view,
                              std::size_t needed, const char* needed_for) {
@@ -54,6 +62,7 @@ void require_length_at_least(const char* function, const char* name, const View&
             << needed << ")";
     throw invalid_argument(function, name, message.str());
   }
+  require_data(function, name, view);
 }
 
 // The first `rows` rows of a rank-1 or rank-2 View (a count, not a std::pair of bounds: see

@@ -1,0 +1,244 @@
+// kernwerk::nearest when its memory runs out. On host spaces the program runs with a preloaded
+// allocator (faults/failing_allocation.cpp) that fails every allocation above a size while a
+// call runs; on GPUs a ballast fills the device's memory but for a little, and the call is given
+// a budget far above what is left. The call must fall back to chunks and give the float64 brute
+// force's answer, or, where even the smallest chunks cannot be had, throw
+// kernwerk::out_of_memory (C: KW_OUT_OF_MEMORY) and leave no partial answer in the outputs.
+#include <doctest/doctest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "execution_spaces.hpp"
+#include "kernwerk.h"
+#include "kernwerk/nearest.hpp"
+#include "nearest_support.hpp"
+
+namespace {
+
+using namespace kernwerk;
+using namespace kernwerk::test;
+
+// The preloaded allocator's switch, where the program runs with it.
+struct failing_allocator {
+  void (*fail_above)(std::size_t) = nullptr;
+  long (*failed)() = nullptr;
+  failing_allocator() {
+    fail_above = reinterpret_cast<void (*)(std::size_t)>(
+        dlsym(RTLD_DEFAULT, "kernwerk_fail_allocations_above"));
+    failed = reinterpret_cast<long (*)()>(dlsym(RTLD_DEFAULT, "kernwerk_failed_allocations"));
+  }
+  explicit operator bool() const { return fail_above && failed; }
+};
+
+template <class Space>
+constexpr bool host_space =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+
+// While it lives, allocations of Space's memory above about `bytes` fail: on host spaces those
+// above `bytes` each; on a GPU, those that do not fit the `bytes` the ballast leaves free.
+template <class Space>
+class memory_pressure {
+ public:
+  explicit memory_pressure(std::size_t bytes) {
+    if constexpr (host_space<Space>) {
+      allocator_.fail_above(bytes);
+      failed_before_ = allocator_.failed();
+    } else {
+#ifdef KOKKOS_ENABLE_CUDA
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      for (std::size_t take = free; free > bytes + (std::size_t(16) << 20) && take > (1 << 20);) {
+        take = std::min(take, free - bytes);
+        try {
+          ballast_.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ballast"), take);
+        } catch (const std::exception&) {
+          take /= 2;
+        }
+        cudaMemGetInfo(&free, &total);
+      }
+      MESSAGE("the ballast leaves " << (free >> 20) << " MiB of " << (total >> 20) << " free");
+#endif
+    }
+  }
+  ~memory_pressure() {
+    if constexpr (host_space<Space>) allocator_.fail_above(std::numeric_limits<std::size_t>::max());
+  }
+  // Allocations that failed since (host spaces; -1 on GPUs, where it cannot be counted).
+  long failed() const { return host_space<Space> ? allocator_.failed() - failed_before_ : -1; }
+
+ private:
+  failing_allocator allocator_;
+  long failed_before_ = 0;
+  std::vector<Kokkos::View<char*, typename Space::memory_space>> ballast_;
+};
+
+// Whether this program can fault Space's allocations.
+template <class Space>
+bool can_fault() {
+  if constexpr (host_space<Space>) {
+    if (failing_allocator()) return true;
+    MESSAGE("skipped: the program runs without the preloaded allocator");
+    return false;
+  } else {
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (std::is_same_v<Space, Kokkos::Cuda>) return true;
+#endif
+    MESSAGE("skipped: no ballast for " << Space::name());
+    return false;
+  }
+}
+
+// Clustered references (a few tight caps) and uniform observations, so that the index's
+// boxes and the chunks' merges both have work.
+host_points clustered(std::size_t count, std::uint64_t seed) {
+  host_points points = uniform_sphere(count, seed);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double centre_lat = -1.2 + 0.6 * double(i % 5), centre_lon = -3.0 + 1.4 * double(i % 5);
+    points.values[2 * i] = centre_lat + 1e-3 * std::sin(points.values[2 * i] * 7.0);
+    points.values[2 * i + 1] = centre_lon + 1e-3 * std::cos(points.values[2 * i + 1] * 5.0);
+  }
+  return points;
+}
+
+// Every `stride`-th observation's answer must match the float64 brute force.
+void check_rows(const host_points& observations, const host_points& references,
+                const std::vector<std::int64_t>& indices, const std::vector<double>& distances,
+                std::size_t k, const nearest_options& options, std::size_t stride) {
+  int wrong = 0;
+  for (std::size_t i = 0; i < observations.count(); i += stride) {
+    const std::string problem = reference::check_k(observations.view(), i, references.view(),
+                                                   &indices[i * k], &distances[i * k], k,
+                                                   options, 1e-12);
+    if (!problem.empty() && ++wrong <= 5) FAIL_CHECK(problem);
+  }
+  CHECK(wrong == 0);
+}
+
+using host_matrix =
+    Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+using host_index_matrix =
+    Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+using host_distance_matrix =
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+TEST_CASE_TEMPLATE_DEFINE("nearest falls back to chunks when an allocation fails", Space,
+                          allocation_fallback) {
+  if (!can_fault<Space>()) return;
+  // Host: allocations above 256 KiB fail, and the index over all references needs more. GPU:
+  // 64 MiB free, and one pass would copy 2^18 x 32 results (128 MiB) into it.
+  const bool host = host_space<Space>;
+  const std::size_t n = host ? 1024 : (std::size_t(1) << 18) - 1, m = host ? 12000 : 4096;
+  const std::size_t limit = host ? std::size_t(256) << 10 : std::size_t(64) << 20;
+  const host_points observations = uniform_sphere(n, 71), references = clustered(m, 72);
+  for (const std::size_t k : {std::size_t(1), std::size_t(32)}) {
+    for (const auto method : {method_kind::indexed, method_kind::brute}) {
+      const std::string method_name = to_string(method);
+      CAPTURE(k);
+      CAPTURE(method_name);
+      nearest_options options;
+      options.method = method;
+      if (!host) options.memory_budget = std::size_t(1) << 40;  // more than any device has
+      nearest_report report;
+      options.report = &report;
+      // Inputs and outputs in host memory (on a GPU the call copies them in and out).
+      std::vector<std::int64_t> indices(n * k, 7);
+      std::vector<double> distances(n * k, 7.0);
+      long failed = 0;
+      {
+        memory_pressure<Space> pressure(limit);
+        kernwerk::nearest(Space(), host_matrix(observations.values.data(), n, 2),
+                          host_matrix(references.values.data(), m, 2),
+                          host_index_matrix(indices.data(), n, k),
+                          host_distance_matrix(distances.data(), n, k), options);
+        failed = pressure.failed();
+      }
+      MESSAGE(report.reason << " (allocations failed: " << failed << ")");
+      // The index over all references does not fit on the host; one pass does not fit the GPU.
+      if (method == method_kind::indexed || !host) {
+        CHECK(report.reason.find("after an allocation failed") != std::string::npos);
+        CHECK(failed != 0);
+      }
+      check_rows(observations, references, indices, distances, k, options, host ? 1 : 61);
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(allocation_fallback, enabled_spaces);
+
+// Allocations above 1 KiB fail: the index over even 32 references needs more, in every plan.
+TEST_CASE_TEMPLATE_DEFINE("nearest without memory for its smallest chunks", Space,
+                          allocation_exhausted) {
+  if (!host_space<Space> || !can_fault<Space>()) return;
+  const std::size_t n = 300, m = 5000, k = 32;
+  const host_points observations = uniform_sphere(n, 81), references = clustered(m, 82);
+  nearest_options options;
+  options.method = method_kind::indexed;
+  std::vector<std::int64_t> indices(n * k, 7);
+  std::vector<double> distances(n * k, 7.0);
+  std::string message;
+  long failed = 0;
+  {
+    memory_pressure<Space> pressure(1024);
+    try {
+      kernwerk::nearest(Space(), host_matrix(observations.values.data(), n, 2),
+                        host_matrix(references.values.data(), m, 2),
+                        host_index_matrix(indices.data(), n, k),
+                        host_distance_matrix(distances.data(), n, k), options);
+    } catch (const kernwerk::out_of_memory& e) {
+      message = e.what();
+    }
+    failed = pressure.failed();
+  }
+  INFO(message);
+  CHECK(message.find("kernwerk::nearest: out of memory: ") == 0);
+  CHECK(failed > 0);
+  // The outputs are whole: untouched, or all "no answer", as the message says.
+  const bool untouched = message.find("the outputs are untouched") != std::string::npos;
+  std::size_t as_said = 0;
+  for (std::size_t i = 0; i < n * k; ++i)
+    as_said += untouched ? (indices[i] == 7 && distances[i] == 7.0)
+                         : (indices[i] == -1 && std::isnan(distances[i]));
+  CHECK(as_said == n * k);
+
+  // Through the C interface (the host's default execution space): KW_OUT_OF_MEMORY, the
+  // message, and the outputs as it says.
+  if (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) return;
+  kw_nearest_options c_options;
+  kw_nearest_options_default(&c_options);
+  c_options.method = 2;
+  std::fill(indices.begin(), indices.end(), 7);
+  std::fill(distances.begin(), distances.end(), 7.0);
+  kw_status status;
+  {
+    memory_pressure<Space> pressure(1024);
+    status = kw_nearest(KW_FLOAT64, KW_MEMORY_HOST, 2, observations.values.data(), int64_t(n),
+                        references.values.data(), int64_t(m), int64_t(k), indices.data(),
+                        distances.data(), &c_options);
+  }
+  const std::string c_message = kw_last_error();
+  INFO(c_message);
+  CHECK(status == KW_OUT_OF_MEMORY);
+  CHECK(c_message.find("kernwerk::nearest: out of memory: ") == 0);
+  const bool c_untouched = c_message.find("the outputs are untouched") != std::string::npos;
+  as_said = 0;
+  for (std::size_t i = 0; i < n * k; ++i)
+    as_said += c_untouched ? (indices[i] == 7 && distances[i] == 7.0)
+                           : (indices[i] == -1 && std::isnan(distances[i]));
+  CHECK(as_said == n * k);
+}
+TEST_CASE_TEMPLATE_APPLY(allocation_exhausted, enabled_spaces);
+
+}  // namespace

@@ -45,12 +45,14 @@ void require_disjoint(const char* function, const char* output_name, const Outpu
                            std::string("shares memory with ") + other_name);
 }
 
-// A View with elements must have memory: an unmanaged View over a null pointer has none.
+// A View with elements must have memory: an unmanaged View over a null pointer has none. (The
+// extents' product, not size(): Kokkos 5 gives such a View size() 0 and its extents as given.)
 template <class View>
 void require_data(const char* function, const char* name, const View& view) {
-  if (view.size() > 0 && view.data() == nullptr)
-    throw invalid_argument(function, name,
-                           "null data for " + std::to_string(view.size()) + " elements");
+  std::size_t elements = 1;
+  for (unsigned r = 0; r < unsigned(View::rank); ++r) elements *= view.extent(r);
+  if (elements > 0 && view.data() == nullptr)
+    throw invalid_argument(function, name, "null data for " + std::to_string(elements) + " elements");
 }
 
 template <class View>

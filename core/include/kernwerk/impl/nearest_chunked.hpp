@@ -370,12 +370,6 @@ std::optional<chunk_plan> chunks_within(std::size_t budget, std::size_t n, std::
   return chunk_plan{observation_rows, reference_rows};
 }
 
-template <class MemorySpace>
-bool fits_chunks(std::size_t budget, std::size_t n, std::size_t m, std::size_t observation_row,
-                 std::size_t reference_row, std::size_t k) {
-  return chunks_within<MemorySpace>(budget, n, m, observation_row, reference_row, k).has_value();
-}
-
 // As chunks_within, or throws naming options.memory_budget.
 template <class MemorySpace>
 chunk_plan plan_chunks(std::size_t budget, std::size_t n, std::size_t m, std::size_t observation_row,

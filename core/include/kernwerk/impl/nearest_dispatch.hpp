@@ -490,9 +490,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     } catch (const std::exception& failure) {
       if (!allocation_failed(failure) || dynamic_cast<const out_of_memory*>(&failure)) throw;
       const std::size_t smaller = std::size_t(std::min(double(budget), needed) / 4);
-      const bool can_shrink = smaller > 0 && fits_chunks<memory_space>(smaller, n, m, observation_row,
-                                                                     reference_row, k);
-      if (!can_shrink) {
+      if (!chunks_within<memory_space>(smaller, n, m, observation_row, reference_row, k)) {
         if (wrote) {
           Kokkos::deep_copy(indices_out, typename Indices::non_const_value_type(-1));
           Kokkos::deep_copy(distances_out,

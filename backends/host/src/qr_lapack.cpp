@@ -11,6 +11,11 @@
 namespace kernwerk::host_impl {
 namespace {
 void check(lapack_int info, const char* routine) {
+  // LAPACKE's own: its workspace, or the row-major copy of an array, could not be allocated.
+  if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+    throw out_of_memory("qr", std::string("LAPACK's ") + routine + " could not allocate its " +
+                                  (info == LAPACK_WORK_MEMORY_ERROR ? "workspace" : "array copy") +
+                                  " (LAPACKE info " + std::to_string(info) + ")");
   if (info != 0)
     throw error(std::string("kernwerk::qr (LAPACK): ") + routine + " returned info " +
                 std::to_string(info));

@@ -28,14 +28,17 @@ struct eigen_gemm {
   static void run(const ExecutionSpace& space, double alpha, const A& a, const B& b, double beta,
                   const C& c) {
     using T = typename C::value_type;
+    using matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     space.fence();  // the Views' contents must be final
+    // The product first, into memory of its own: Eigen's product allocates (copies of strided
+    // operands, its blocking space) after it has begun to write its destination, so a failing
+    // allocation would leave C half updated. C's update then allocates nothing.
+    const matrix product = T(alpha) * (eigen_map(a) * eigen_map(b));
     auto cm = eigen_map(c);
-    if (beta == 0.0) {
-      cm.noalias() = T(alpha) * eigen_map(a) * eigen_map(b);
-    } else {
-      if (beta != 1.0) cm *= T(beta);
-      cm.noalias() += T(alpha) * eigen_map(a) * eigen_map(b);
-    }
+    if (beta == 0.0)
+      cm = product;
+    else
+      cm = T(beta) * cm + product;
   }
 };
 

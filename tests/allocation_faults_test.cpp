@@ -1,9 +1,11 @@
-// kernwerk::nearest when its memory runs out. On host spaces the program runs with a preloaded
+// The library when its memory runs out. On host spaces the program runs with a preloaded
 // allocator (faults/failing_allocation.c) that fails every allocation above a size while a
 // call runs; on GPUs a ballast fills the device's memory but for a little, and the call is given
-// a budget far above what is left. The call must fall back to chunks and give the float64 brute
-// force's answer, or, where even the smallest chunks cannot be had, throw
+// a budget far above what is left. kernwerk::nearest must fall back to chunks and give the
+// float64 brute force's answer, or, where even the smallest chunks cannot be had, throw
 // kernwerk::out_of_memory (C: KW_OUT_OF_MEMORY) and leave no partial answer in the outputs.
+// Every other call of the C interface must give its answer or KW_OUT_OF_MEMORY, its outputs
+// untouched.
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
@@ -306,7 +308,7 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
   int64_t location = 0, clusters = 0;
   kw_cg_result cg{};
   kw_fft_shape shape{KW_FFT_LINE, 1, 1, fft_length};
-  kw_fft_shape other_shape{KW_FFT_LINES, 2, 1, 3 * 7 * 11};  // another plan (462 <= 512 points)
+  kw_fft_shape other_shape{KW_FFT_LINES, 2, 1, 3 * 7 * 11};  // for plans made under the fault
   // (kw_fft_forward runs with a plan whose first transform has run: FFTW makes its own plans
   // then, and FFTW aborts the process where one of its allocations fails, as its alloc.c says.)
   kw_fft_plan* plan = nullptr;
@@ -362,21 +364,21 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
       {"kw_cg_dense", [&] { return kw_cg_dense(KW_FLOAT64, KW_MEMORY_HOST, KW_ROW_MAJOR, d, spd.data(), d, rhs.data(), x.data(), 1e-12, 200, &cg, history.data(), int64_t(history.size())); },
        {span(x), one(cg), span(history)}, [&] { std::fill(x.begin(), x.end(), 0.0); }},
   };
+  const auto release = [&] {  // the handles calls made
+    kw_sphere_index_destroy(built);
+    kw_within_result_destroy(within);
+    kw_fft_plan_destroy(made);
+    built = nullptr;
+    within = nullptr;
+    made = nullptr;
+  };
   std::string summary;
   for (const auto& call : calls) {
     CAPTURE(call.name);
-    // The answer without the fault (handles made are the answer's shape, not its bytes).
+    // The answer without the fault (of a handle, only that one was made).
     fill_outputs(call);
     REQUIRE(call.run() == KW_SUCCESS);
     const auto expected = output_bytes(call);
-    const auto release = [&] {
-      kw_sphere_index_destroy(built);
-      kw_within_result_destroy(within);
-      kw_fft_plan_destroy(made);
-      built = nullptr;
-      within = nullptr;
-      made = nullptr;
-    };
     release();
     summary += call.name + ":";
     // (From 1 KiB: below it, Kokkos 3.4 cannot compose its own message, whose text is cut

@@ -23,11 +23,6 @@ std::string launcher(int ranks) {
          std::to_string(ranks) + " " + flags;
 }
 
-test::host_points points_of(const std::vector<double>& values) {
-  test::host_points points;
-  points.values = values;
-  return points;
-}
 
 // Writes the set as the named kind of point file: "csv" (with a header), "f64", "f32" or "npy"
 // (float64, column-major: each rank reads its share of every column).
@@ -59,7 +54,7 @@ TEST_CASE("cli under mpiexec: the single run's output, byte for byte") {
       scratch s;
       const std::string kind = kinds[(l + v) % kinds.size()];
       const std::size_t k = (l + v) % 2 ? 8 : 1;
-      auto observations = points_of(pair.observations), references = points_of(pair.references);
+      auto observations = test::as_points(pair.observations), references = test::as_points(pair.references);
       if (kind == "f32") observations = test::rounded<float>(observations), references = test::rounded<float>(references);
       const std::string common = "nearest --k " + std::to_string(k) + " --obs " +
                                  write_points(s, "obs", observations, kind) + " --ref " +

@@ -197,15 +197,12 @@ TEST_CASE_TEMPLATE_DEFINE("dbscan: on the sphere, poles, the date line, layouts"
   g.add_cap(values, 300, 0.1, pi, 0.02);         // across the date line
   g.add_cap(values, 200, -0.7, 1.0, 0.01);
   g.add_uniform(values, 300);                    // noise
-  host_points points;
-  points.values = values;
+  const host_points points = as_points(values);
   check_dbscan<Space>(points, 0.004, 5);
   check_dbscan<Space>(points, 0.01, 10);
   for (const std::string name : {"tracks", "ring", "half-cap", "duplicates"}) {
     CAPTURE(name);
-    host_points set;
-    set.values = layouts::make(name, 0, 1500, 72).references;
-    check_dbscan<Space>(set, 1e-3, 4);
+    check_dbscan<Space>(as_points(layouts::make(name, 0, 1500, 72).references), 1e-3, 4);
   }
   // Degrees and an earth radius: eps in km.
   host_points degrees = points;

@@ -17,11 +17,6 @@ namespace {
 using namespace kernwerk;
 using namespace kernwerk::test;
 
-host_points as_points(const std::vector<double>& values) {
-  host_points points;
-  points.values = values;
-  return points;
-}
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Space, layouts_all) {
   for (const auto& name : layouts::names()) {

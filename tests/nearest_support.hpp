@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernwerk/nearest.hpp"
@@ -29,6 +30,13 @@ struct host_points {
   }
   reference::points view() const { return {values.data(), count(), dimension}; }
 };
+
+// Row-major (lat, lon) rows as points: perf/layouts.hpp's sets.
+inline host_points as_points(std::vector<double> rows) {
+  host_points points;
+  points.values = std::move(rows);
+  return points;
+}
 
 // Area-uniform points on the sphere, radians (or degrees).
 inline host_points uniform_sphere(std::size_t count, std::uint64_t seed, bool degrees = false) {

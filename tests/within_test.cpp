@@ -118,11 +118,6 @@ within_options euclidean() {
   return options;
 }
 
-host_points from_layout(const std::vector<double>& values) {
-  host_points points;
-  points.values = values;
-  return points;
-}
 
 TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_sphere) {
   const auto queries = uniform_sphere(1500, 11);
@@ -153,7 +148,7 @@ TEST_CASE_TEMPLATE_DEFINE("within: the layouts users bring", Space, layouts_sphe
   for (const auto& name : layouts::names()) {
     CAPTURE(name);
     const auto pair = layouts::make(name, 600, 2000, 21);
-    const auto queries = from_layout(pair.observations), points = from_layout(pair.references);
+    const auto queries = as_points(pair.observations), points = as_points(pair.references);
     const within_options options;
     for (double radius : {0.0, 1e-6, 1e-3, 0.05}) {
       CAPTURE(radius);

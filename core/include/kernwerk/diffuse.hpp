@@ -7,19 +7,11 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
-#include "kernwerk/impl/diffuse_generic.hpp"
+#include "kernwerk/impl/diffuse_dispatch.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
-
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/diffuse.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/diffuse.hpp"
-#endif
 
 namespace kernwerk {
 

@@ -7,18 +7,10 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/impl/integrate_generic.hpp"
 #include "kernwerk/impl/profiling.hpp"
-
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/reductions.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/reductions.hpp"
-#endif
 
 namespace kernwerk {
 

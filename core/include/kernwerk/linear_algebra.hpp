@@ -8,20 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/gemm_generic.hpp"
 #include "kernwerk/impl/profiling.hpp"
-
-#if KERNWERK_ENABLE_HOST_TUNED && KERNWERK_ENABLE_EIGEN
-#include "kernwerk/host/gemm.hpp"
-#endif
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/gemm.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/gemm.hpp"
-#endif
 
 namespace kernwerk {
 

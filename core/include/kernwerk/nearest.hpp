@@ -5,17 +5,6 @@
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/impl/nearest_dispatch.hpp"
 
-// The backend specialisations this build selected; each specialises impl::nearest_tuned.
-#if KERNWERK_ENABLE_HOST_TUNED
-#include "kernwerk/host/nearest.hpp"
-#endif
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/nearest.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/nearest.hpp"
-#endif
-
 namespace kernwerk {
 
 /// The k nearest references of every observation: fills indices(i[, q]) and distances(i[, q])

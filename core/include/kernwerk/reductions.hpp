@@ -14,18 +14,10 @@
 #include <string>
 #include <type_traits>
 
-#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
-
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/reductions.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/reductions.hpp"
-#endif
 
 namespace kernwerk {
 

@@ -6,20 +6,12 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
 #include "kernwerk/impl/transform_generic.hpp"
 #include "kernwerk/impl/view_checks.hpp"
-
-#if KERNWERK_ENABLE_CUDA_TUNED
-#include "kernwerk/cuda/transform.hpp"
-#endif
-#if KERNWERK_ENABLE_HIP_TUNED
-#include "kernwerk/hip/transform.hpp"
-#endif
 
 namespace kernwerk {
 

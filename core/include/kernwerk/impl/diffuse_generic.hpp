@@ -149,31 +149,4 @@ void diffuse_generic(const ExecutionSpace& space, const Field& field, std::int64
   space.fence();
 }
 
-// A backend folder specialises this for its execution space with `available = true`,
-// `static bool covers(const Field&)` and `static void run(space, field, steps, laplacian,
-// coeff)`.
-template <class ExecutionSpace>
-struct diffuse_tuned {
-  static constexpr bool available = false;
-  template <class Field>
-  static bool covers(const Field&) { return false; }
-};
-
-template <class ExecutionSpace, class Field, class Laplacian>
-void diffuse_dispatch(const ExecutionSpace& space, const Field& field, std::int64_t steps,
-                      const Laplacian& laplacian, double coeff, implementation_kind kind) {
-  using tuned = diffuse_tuned<ExecutionSpace>;
-  const bool covered = tuned::covers(field);
-  if (kind == implementation_kind::tuned && !covered)
-    throw unsupported("diffuse", "options.implementation",
-                      std::string("no tuned diffusion for this field on ") + ExecutionSpace::name());
-  if (kind != implementation_kind::generic && covered) {
-    if constexpr (tuned::available) {
-      tuned::run(space, field, steps, laplacian, coeff);
-      return;
-    }
-  }
-  diffuse_generic(space, field, steps, laplacian, coeff);
-}
-
 }  // namespace kernwerk::impl

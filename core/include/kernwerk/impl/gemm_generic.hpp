@@ -315,3 +315,17 @@ void gemv_batched_generic(const ExecutionSpace& space, double alpha, const A& a,
 }
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of gemm_tuned, gemm_vendor and matmul_colsum_tuned come with
+// their declarations, so that every translation unit sees the same ones (a specialisation seen
+// by some units only is an ODR violation).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_HOST_TUNED && KERNWERK_ENABLE_EIGEN
+#include "kernwerk/host/gemm.hpp"
+#endif
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/gemm.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/gemm.hpp"
+#endif

@@ -10,15 +10,9 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/impl/compensated.hpp"
+#include "kernwerk/impl/midpoint_grid.hpp"
 
 namespace kernwerk::impl {
-
-struct midpoint_grid {
-  double x0, hx, y0, hy;
-  std::int64_t n, m;
-  KOKKOS_INLINE_FUNCTION double x(std::int64_t i) const { return x0 + (double(i) + 0.5) * hx; }
-  KOKKOS_INLINE_FUNCTION double y(std::int64_t j) const { return y0 + (double(j) + 0.5) * hy; }
-};
 
 inline constexpr std::int64_t integrate_segment = 1024;  // points per work item
 
@@ -74,3 +68,13 @@ double integrate_dispatch(const ExecutionSpace& space, const Function& f, const 
 }
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of integrate_tuned come with its declaration, so that every
+// translation unit sees the same ones (a specialisation seen by some units only is an ODR violation).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/integrate.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/integrate.hpp"
+#endif

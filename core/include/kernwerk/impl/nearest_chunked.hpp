@@ -24,26 +24,11 @@
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/nearest_bvh.hpp"
 #include "kernwerk/impl/neighbour_list.hpp"
+#include "kernwerk/impl/staging_traits.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
 
-// A second queue of the execution space for copies, so that they overlap the computation on
-// the first. A backend folder specialises this for its device; the primary copies on the
-// computing instance itself (copies and computation take turns).
-template <class ExecutionSpace>
-struct transfer_queue {
-  explicit transfer_queue(const ExecutionSpace& computing) : space(computing) {}
-  ExecutionSpace space;
-};
-
-// Host memory the execution space copies from and to fastest (page-locked on GPUs); a backend
-// folder specialises this. The pipeline's staging buffers are kept between calls (allocating
-// page-locked memory costs more than the copies).
-template <class ExecutionSpace>
-struct staging_memory {
-  using type = Kokkos::HostSpace;
-};
 struct staging_purpose;
 template <class ExecutionSpace>
 using staging_workspace = workspace<typename staging_memory<ExecutionSpace>::type, staging_purpose>;

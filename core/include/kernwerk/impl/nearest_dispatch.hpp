@@ -22,34 +22,13 @@
 #include "kernwerk/impl/nearest_checks.hpp"
 #include "kernwerk/impl/nearest_copies.hpp"
 #include "kernwerk/impl/nearest_pipelined.hpp"
+#include "kernwerk/impl/nearest_tuned.hpp"
 #include "kernwerk/impl/profiling.hpp"
+#include "kernwerk/impl/staging_traits.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::impl {
-
-// A backend folder specialises this for its execution space, with `available = true`,
-// `static bool covers(metric_kind, int k)` (what its brute force implements) and
-// `static void run(space, observations, references, output, k, scale, radius)` taking the same
-// checked, accessible Views as nearest_generic and a neighbour_output.
-template <class ExecutionSpace>
-struct nearest_tuned {
-  static constexpr bool available = false;
-  static bool covers(metric_kind, int) { return false; }
-};
-
-// The memory budget of a call that leaves options.memory_budget at 0: no limit where the
-// execution space works in host memory; a backend folder specialises this for its device
-// (the CUDA one asks for the free memory); elsewhere 4 GiB.
-template <class ExecutionSpace>
-struct default_memory_budget {
-  static std::size_t bytes() {
-    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                   typename ExecutionSpace::memory_space>::accessible)
-      return std::numeric_limits<std::size_t>::max();
-    return std::size_t(4) << 30;
-  }
-};
 
 // On host execution spaces, where the brute force would run the tuned implementation (a
 // float32 vector scan, several times the index's float64 rate per pair), the automatic method

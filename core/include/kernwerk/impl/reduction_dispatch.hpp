@@ -83,6 +83,7 @@ struct scaled_square_term {
 // `static double run(space, x)` where it beats the generic reduction.
 template <class ExecutionSpace, class X>
 struct sum_tuned {
+  static constexpr bool available = false;
   static bool covers(const X&) { return false; }
   static double run(const ExecutionSpace&, const X&) { return 0.0; }
 };
@@ -205,3 +206,13 @@ std::pair<typename X::non_const_value_type, std::int64_t> extremum_location(
 }
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of sum_tuned come with its declaration, so that every
+// translation unit sees the same ones (a specialisation seen by some units only is an ODR violation).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/reductions.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/reductions.hpp"
+#endif

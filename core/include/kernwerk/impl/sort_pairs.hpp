@@ -76,55 +76,75 @@ struct scatter_digits {
 };
 }  // namespace radix
 
+// Scratch bytes the generic sort needs for n pairs with values of type Value.
+template <class ExecutionSpace, class Value>
+std::size_t sort_pairs_generic_bytes(std::int64_t n, std::int64_t concurrency) {
+  using scratch = workspace<typename ExecutionSpace::memory_space>;
+  const std::int64_t tiles = (n + radix::tile_size(n, concurrency) - 1) /
+                             radix::tile_size(n, concurrency);
+  return scratch::template bytes_for<std::uint64_t>(n) + scratch::template bytes_for<Value>(n) +
+         scratch::template bytes_for<int>(radix::digit_count * tiles);
+}
+
 // Scratch bytes sort_pairs needs for n pairs with values of type Value.
 template <class ExecutionSpace, class Value>
 std::size_t sort_pairs_bytes(std::int64_t n, std::int64_t concurrency) {
-  using scratch = workspace<typename ExecutionSpace::memory_space>;
-  if constexpr (sort_pairs_tuned<ExecutionSpace>::available) {
+  if constexpr (sort_pairs_tuned<ExecutionSpace>::available)
     return sort_pairs_tuned<ExecutionSpace>::template bytes<Value>(n);
-  } else {
-    const std::int64_t tiles = (n + radix::tile_size(n, concurrency) - 1) /
-                               radix::tile_size(n, concurrency);
-    return scratch::template bytes_for<std::uint64_t>(n) + scratch::template bytes_for<Value>(n) +
-           scratch::template bytes_for<int>(radix::digit_count * tiles);
+  else
+    return sort_pairs_generic_bytes<ExecutionSpace, Value>(n, concurrency);
+}
+
+// The generic sort: keys[0, n) ascending on their low key_bits bits, values carried along, in
+// place; equal keys keep their order. Scratch comes from `buffers` (sort_pairs_generic_bytes).
+template <class ExecutionSpace, class Value, class Workspace>
+void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value* values,
+                        std::int64_t n, int key_bits, Workspace& buffers) {
+  if (n < 2) return;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using counts_view = Kokkos::View<int*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
+  const std::int64_t tile = radix::tile_size(n, space.concurrency());
+  const std::int64_t tiles = (n + tile - 1) / tile;
+  std::uint64_t* other_keys = buffers.template take<std::uint64_t>(n);
+  Value* other_values = buffers.template take<Value>(n);
+  const counts_view counts(buffers.template take<int>(radix::digit_count * tiles),
+                           radix::digit_count * tiles);
+  // An even number of passes leaves the result where it started.
+  const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
+  std::uint64_t *from_keys = keys, *to_keys = other_keys;
+  Value *from_values = values, *to_values = other_values;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int shift = pass * radix::digit_bits;
+    Kokkos::deep_copy(space, counts, 0);
+    Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles),
+                         radix::count_digits<counts_view>{from_keys, counts, n, tile, tiles, shift});
+    Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)),
+                          radix::exclusive_scan<counts_view>{counts});
+    Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles),
+                         radix::scatter_digits<Value, counts_view>{from_keys, from_values, to_keys, to_values,
+                                                      counts, n, tile, tiles, shift});
+    std::swap(from_keys, to_keys);
+    std::swap(from_values, to_values);
   }
 }
 
-// Sorts keys[0, n) and carries values along, in place, ascending; equal keys keep their order.
+// Sorts as sort_pairs_generic does, by the backend's sort where it has one (the same order).
 // Scratch comes from `buffers` (sort_pairs_bytes of it).
 template <class ExecutionSpace, class Value, class Workspace>
 void sort_pairs(const ExecutionSpace& space, std::uint64_t* keys, Value* values, std::int64_t n,
                 int key_bits, Workspace& buffers) {
   if (n < 2) return;
-  if constexpr (sort_pairs_tuned<ExecutionSpace>::available) {
+  if constexpr (sort_pairs_tuned<ExecutionSpace>::available)
     sort_pairs_tuned<ExecutionSpace>::run(space, keys, values, n, key_bits, buffers);
-  } else {
-    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-    using counts_view = Kokkos::View<int*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
-    const std::int64_t tile = radix::tile_size(n, space.concurrency());
-    const std::int64_t tiles = (n + tile - 1) / tile;
-    std::uint64_t* other_keys = buffers.template take<std::uint64_t>(n);
-    Value* other_values = buffers.template take<Value>(n);
-    const counts_view counts(buffers.template take<int>(radix::digit_count * tiles),
-                             radix::digit_count * tiles);
-    // An even number of passes leaves the result where it started.
-    const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
-    std::uint64_t *from_keys = keys, *to_keys = other_keys;
-    Value *from_values = values, *to_values = other_values;
-    for (int pass = 0; pass < passes; ++pass) {
-      const int shift = pass * radix::digit_bits;
-      Kokkos::deep_copy(space, counts, 0);
-      Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles),
-                           radix::count_digits<counts_view>{from_keys, counts, n, tile, tiles, shift});
-      Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)),
-                            radix::exclusive_scan<counts_view>{counts});
-      Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles),
-                           radix::scatter_digits<Value, counts_view>{from_keys, from_values, to_keys, to_values,
-                                                        counts, n, tile, tiles, shift});
-      std::swap(from_keys, to_keys);
-      std::swap(from_values, to_values);
-    }
-  }
+  else
+    sort_pairs_generic(space, keys, values, n, key_bits, buffers);
 }
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of sort_pairs_tuned come with its declaration, so that every
+// translation unit sees the same ones (a specialisation seen by some units only is an ODR violation).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/sort.hpp"
+#endif

@@ -44,3 +44,13 @@ void require_in_place_or_disjoint(const Output& out, const Input& in, int positi
                                " without being the same View");
 }
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of transform_tuned come with its declaration, so that every
+// translation unit sees the same ones (a specialisation seen by some units only is an ODR violation).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/transform.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/transform.hpp"
+#endif

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kernwerk/impl/fft_library.hpp"
+#include "kernwerk/impl/fft_vendor.hpp"
 
 namespace kernwerk::cuda_impl {
 

@@ -8,23 +8,12 @@
 #include <string>
 
 #include "kernwerk/cuda/runtime.hpp"
-#include "kernwerk/cuda/sort.hpp"
 #include "kernwerk/gpu/nearest_kernels.hpp"
+#include "kernwerk/impl/nearest_tuned.hpp"
 
 namespace kernwerk::impl {
 template <>
 struct nearest_tuned<Kokkos::Cuda> : gpu_impl::nearest_gpu_tuned<cuda_impl::cuda_runtime> {};
-template <>
-struct default_memory_budget<Kokkos::Cuda>
-    : gpu_impl::device_memory_budget<cuda_impl::cuda_runtime> {};
-template <>
-struct transfer_queue<Kokkos::Cuda> : gpu_impl::gpu_transfer_queue<cuda_impl::cuda_runtime> {
-  using gpu_impl::gpu_transfer_queue<cuda_impl::cuda_runtime>::gpu_transfer_queue;
-};
-template <>
-struct staging_memory<Kokkos::Cuda> {
-  using type = Kokkos::CudaHostPinnedSpace;
-};
 }  // namespace kernwerk::impl
 
 #endif  // KOKKOS_ENABLE_CUDA

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "kernwerk/impl/qr_vendor.hpp"
+
 namespace kernwerk::cuda_impl {
 
 // backends/cuda/src/qr_cusolver.cpp; they throw kernwerk::error on a cuSOLVER failure.

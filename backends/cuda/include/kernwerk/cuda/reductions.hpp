@@ -1,20 +1,17 @@
 #pragma once
-// Tuned CUDA reductions (the float64 sum of contiguous float and double Views, the midpoint
-// sum of integrate2d), selected by KERNWERK_ENABLE_CUDA_TUNED: kernwerk/gpu/reduce_kernels.hpp.
+// Tuned CUDA float64 sum of contiguous float and double Views, selected by
+// KERNWERK_ENABLE_CUDA_TUNED: kernwerk/gpu/reduce_kernels.hpp.
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 
 #include "kernwerk/cuda/runtime.hpp"
 #include "kernwerk/gpu/reduce_kernels.hpp"
-#include "kernwerk/impl/integrate_generic.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
 
 namespace kernwerk::impl {
 template <class X>
 struct sum_tuned<Kokkos::Cuda, X> : gpu_impl::gpu_sum<cuda_impl::cuda_runtime, X> {};
-template <>
-struct integrate_tuned<Kokkos::Cuda> : gpu_impl::gpu_integrate<cuda_impl::cuda_runtime> {};
 }  // namespace kernwerk::impl
 
 #endif  // KOKKOS_ENABLE_CUDA

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/impl/gemm_generic.hpp"
 
 namespace kernwerk::gpu_impl {
 

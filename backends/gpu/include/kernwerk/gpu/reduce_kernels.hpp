@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/compensated.hpp"
-#include "kernwerk/impl/integrate_generic.hpp"
+#include "kernwerk/impl/midpoint_grid.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {
@@ -141,6 +141,7 @@ int reduce_blocks(std::int64_t work_items) {
 // impl::sum_tuned for contiguous float and double Views.
 template <class Runtime, class X>
 struct gpu_sum {
+  static constexpr bool available = true;
   using T = typename X::non_const_value_type;
   static bool covers(const X& x) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)

@@ -1,20 +1,17 @@
 #pragma once
-// Tuned HIP reductions (the float64 sum of contiguous float and double Views, the midpoint
-// sum of integrate2d), selected by KERNWERK_ENABLE_HIP_TUNED: kernwerk/gpu/reduce_kernels.hpp.
+// Tuned HIP float64 sum of contiguous float and double Views, selected by
+// KERNWERK_ENABLE_HIP_TUNED: kernwerk/gpu/reduce_kernels.hpp.
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_HIP)
 
 #include "kernwerk/hip/runtime.hpp"
 #include "kernwerk/gpu/reduce_kernels.hpp"
-#include "kernwerk/impl/integrate_generic.hpp"
 #include "kernwerk/impl/reduction_dispatch.hpp"
 
 namespace kernwerk::impl {
 template <class X>
 struct sum_tuned<Kokkos::Experimental::HIP, X> : gpu_impl::gpu_sum<hip_impl::hip_runtime, X> {};
-template <>
-struct integrate_tuned<Kokkos::Experimental::HIP> : gpu_impl::gpu_integrate<hip_impl::hip_runtime> {};
 }  // namespace kernwerk::impl
 
 #endif  // KOKKOS_ENABLE_HIP

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "kernwerk/impl/fft_library.hpp"
+#include "kernwerk/impl/fft_vendor.hpp"
 
 namespace kernwerk::host_impl {
 

@@ -17,7 +17,8 @@
 
 #include "kernwerk/host/sphere_scan.hpp"
 #include "kernwerk/impl/centred_values.hpp"
-#include "kernwerk/impl/nearest_dispatch.hpp"
+#include "kernwerk/impl/nearest_checks.hpp"
+#include "kernwerk/impl/nearest_tuned.hpp"
 #include "kernwerk/impl/nearest_generic.hpp"
 #include "kernwerk/impl/workspace.hpp"
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernwerk/impl/qr_vendor.hpp"
+
 namespace kernwerk::host_impl {
 
 // Thin wrappers over LAPACKE (backends/host/src/qr_lapack.cpp); they throw kernwerk::error on a

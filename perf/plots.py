@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws the README's pictures from the JSON records in perf/results/ (the same records as
+"""Draws the pictures of docs/performance.md from the JSON records in perf/results/ (the same records as
 results_table.py's tables):
 
   nearest.png    pairs per second of every variant and peer by size, per machine (log scale)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the README's benchmark tables from the JSON records in perf/results/.
+"""Writes the benchmark tables of docs/performance.md, and the README's headline table, from the
+JSON records in perf/results/.
 
 Each nearest-*.json (from kernwerk_bench_nearest) is matched with the ceilings-*.json of the
 same machine and execution space (from kernwerk_ceilings). The fraction of the ceiling counts
@@ -26,7 +27,20 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->"),
           "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->"),
           "dense": ("<!-- perf:dense:begin -->", "<!-- perf:dense:end -->"),
-          "kokkos": ("<!-- perf:kokkos:begin -->", "<!-- perf:kokkos:end -->")}
+          "kokkos": ("<!-- perf:kokkos:begin -->", "<!-- perf:kokkos:end -->"),
+          "headline": ("<!-- perf:headline:begin -->", "<!-- perf:headline:end -->")}
+
+# The README's headline: the largest course case on the GPU and the small one on the host, ours
+# beside the peers (file, variant, observations x references), at most ten rows.
+HEADLINE = [("nearest-cuda-h200.json", "tuned", "2^24 x 2^14"),
+            ("nearest-cuda-h200.json", "indexed", "2^24 x 2^14"),
+            ("nearest-peers-arborx-cuda-h200.json", "arborx-1.2-bvh", "2^24 x 2^14"),
+            ("nearest-peers-cuda-h200.json", "torch-f32", "2^24 x 2^14"),
+            ("nearest-peers-cuda-h200.json", "numba-course", "2^24 x 2^14"),
+            ("nearest-host-epyc-2core.json", "indexed", "2^16 x 2^13"),
+            ("nearest-host-epyc-2core.json", "tuned", "2^16 x 2^13"),
+            ("nearest-peers-arborx-host-epyc-2core.json", "arborx-1.2-bvh", "2^16 x 2^13"),
+            ("nearest-peers-host-epyc-2core.json", "sklearn-balltree", "2^16 x 2^13")]
 
 
 def load(pattern):
@@ -84,6 +98,25 @@ def nearest_table():
                 f"| {run['machine']} | {run['execution_space']} | {r['variant']} | {size} | "
                 f"{1e3 * r['median_seconds']:.3f} ms | {pairs:.3g} | {fraction} | {answers} | `{run['file']}` |"
             )
+    return "\n".join(lines)
+
+
+def headline_table():
+    lines = [
+        "| machine | space | variant | observations x references | median | answers | record |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    runs = {os.path.basename(run["file"]): run for run in load(os.path.join(RESULTS, "nearest-*.json"))}
+    for file, variant, size in HEADLINE:
+        run = runs.get(file)
+        found = [r for r in run["results"] if r["variant"] == variant
+                 and power_size(r["observations"], r["references"]) == size] if run else []
+        if not found:
+            sys.exit(f"results_table.py: the headline's {variant} {size} is not in perf/results/{file}")
+        r = found[0]
+        answers = f"{r['wrong_of_256']}/256 wrong" if "wrong_of_256" in r else "exact"
+        lines.append(f"| {run['machine']} | {run['execution_space']} | {variant} | {size} | "
+                     f"{time_shown(r['median_seconds'])} | {answers} | `{run['file']}` |")
     return "\n".join(lines)
 
 
@@ -354,17 +387,37 @@ def kokkos_table():
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "perf", "results")
 
-if __name__ == "__main__":
-    readme = os.path.join(ROOT, "README.md")
-    text = open(readme).read()
-    for name, make in (("nearest", nearest_table), ("layouts", layouts_table),
-                       ("workloads", workloads_table), ("mpi", mpi_table), ("calls", calls_table),
-                       ("knn", knn_table), ("python", python_table), ("dbscan", dbscan_table),
-                       ("dense", dense_table), ("kokkos", kokkos_table)):
+def fill(path, tables):
+    """The tables' blocks of one Markdown file, rewritten; the file's text, and whether it changed."""
+    text = old = open(path).read()
+    for name, make in tables:
         begin, end = BLOCKS[name]
         if begin not in text or end not in text:
-            sys.exit(f"results_table.py: README.md has no {begin} ... {end} block")
+            sys.exit(f"results_table.py: {os.path.relpath(path, ROOT)} has no {begin} ... {end} block")
         head, rest = text.split(begin, 1)
         _, tail = rest.split(end, 1)
         text = head + begin + "\n" + make() + "\n" + end + tail
-    open(readme, "w").write(text)
+    return text, text != old
+
+
+if __name__ == "__main__":
+    # --check: write nothing, fail where a table differs from what the records give.
+    check = sys.argv[1:] == ["--check"]
+    documents = {
+        os.path.join(ROOT, "docs", "performance.md"): (
+            ("nearest", nearest_table), ("layouts", layouts_table), ("workloads", workloads_table),
+            ("mpi", mpi_table), ("calls", calls_table), ("knn", knn_table),
+            ("python", python_table), ("dbscan", dbscan_table), ("dense", dense_table),
+            ("kokkos", kokkos_table)),
+        os.path.join(ROOT, "README.md"): (("headline", headline_table),),
+    }
+    stale = []
+    for path, tables in documents.items():
+        text, changed = fill(path, tables)
+        if changed and check:
+            stale.append(os.path.relpath(path, ROOT))
+        elif changed:
+            open(path, "w").write(text)
+    if stale:
+        sys.exit("results_table.py: tables not as the records give them in " + ", ".join(stale) +
+                 " (run perf/results_table.py)")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs the README's spack lines ("Installing with spack") as a user types them, in a copy of the
-# checkout, with a spack that has no network: Debian 12's compiler, CMake, libpng and Eigen as
+# Runs the spack lines of docs/building.md ("Installing with spack") as a user types them, in a
+# copy of the checkout, with a spack that has no network: Debian 12's compiler, CMake, libpng and Eigen as
 # externals, and as the installed Kokkos one built like Debian's (OpenMP only, no Serial).
 #
-#   tests/spack/check_readme.sh SPACK_ROOT PACKAGES_ROOT [COMPILER_WRAPPER_SOURCE]
+#   tests/spack/check_docs.sh SPACK_ROOT PACKAGES_ROOT [COMPILER_WRAPPER_SOURCE]
 #
 # SPACK_ROOT: a spack checkout (1.1 or develop); PACKAGES_ROOT: a checkout of spack-packages
 # (the builtin package repository spack 1.x would clone), the release that spack pairs with.
@@ -96,20 +96,20 @@ $([[ -x $nvcc ]] && echo "  cuda: {externals: [{spec: cuda@$("$nvcc" --version |
     - {spec: kokkos@3.4.01 +openmp +serial ~shared +cuda +wrapper +cuda_lambda cuda_arch=90, prefix: $cache/kokkos-3.4.01-cuda-sm_90}
 YAML
 
-# The README's lines: its first sh block under "Installing with spack" runs as it is, in a copy of
+# The lines of docs/building.md: its first sh block under "Installing with spack" runs as it is, in a copy of
 # the checkout (tracked files); the second's GPU specs are each added to an environment of their
 # own and concretized.
 readme_block() {
   awk -v want="$1" '/^## Installing with spack/ {on = 1; next} /^## / {on = 0}
     on && /^```sh/ {block++; inside = 1; next} on && /^```/ {inside = 0; next}
-    on && inside && block == want' "$root/README.md"
+    on && inside && block == want' "$root/docs/building.md"
 }
-[[ -n $(readme_block 1) ]] || fail "no sh block under 'Installing with spack' in README.md"
+[[ -n $(readme_block 1) ]] || fail "no sh block under 'Installing with spack' in docs/building.md"
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/checkout"
 cd "$work/checkout"
 while IFS= read -r line; do
   echo "+ $line"
-  bash -euo pipefail -c "$line" || fail "README line failed: $line"
+  bash -euo pipefail -c "$line" || fail "docs/building.md line failed: $line"
 done < <(readme_block 1)
 
 [[ -x $nvcc ]] || { echo "spack check: passed, but for the CUDA lines: no CUDA toolkit at /usr/local/cuda"; exit 0; }
@@ -119,7 +119,7 @@ while IFS= read -r line; do
   gpu_line=${line//build\/spack-env/build\/spack-gpu-$n}
   echo "+ $gpu_line"
   spack env create -d "build/spack-gpu-$n" > /dev/null
-  bash -euo pipefail -c "$gpu_line" || fail "README line failed: $gpu_line"
+  bash -euo pipefail -c "$gpu_line" || fail "docs/building.md line failed: $gpu_line"
   spack -e "build/spack-gpu-$n" concretize > "$work/gpu-$n.txt" || fail "does not concretize: $line"
   grep -q "kokkos@.*+cuda\|kokkos@.*+rocm" "$work/gpu-$n.txt" || fail "no GPU Kokkos in: $line"
 done < <(readme_block 2 | grep "+cuda")

@@ -1,5 +1,5 @@
 # Kernwerk's spack recipe. Kernwerk has no public download yet: spack builds a checkout of it
-# (`spack develop`, README "Installing with spack", checked with spack 1.1 and develop).
+# (`spack develop`, docs/building.md "Installing with spack", checked with spack 1.1 and develop).
 # Loads in spack 0.23 (build systems from spack.package) and 1.x (from spack_repo.builtin).
 import spack
 from spack.package import *

@@ -9,9 +9,9 @@
 // way whose box is in reach: nearer child first, the farther one on a stack with its box
 // distance. Leaves are scanned with the brute force's float64 chord filter and haversine
 // keys, and every node whose box is farther than the k-th neighbour found so far (by more
-// than the chords' rounding margin) is dropped. (On the 2-core host, starting at the leaf
-// visits 40% fewer nodes than descending from the root.) The result is therefore
-// the brute force's, ties included. On GPUs with many observations per thread the
+// than the chords' rounding margin) is dropped. (Starting at the leaf visits fewer nodes than
+// descending from the root: commit 44f73c5.) The result is therefore the brute force's, ties
+// included. On GPUs with many observations per thread the
 // observations are searched in the order of coarse cells around the references, so that the
 // threads of a warp take the same paths.
 #include <Kokkos_Core.hpp>
@@ -48,9 +48,9 @@ struct sphere_bvh_metric : sphere_metric<Observations, ranked_points<Bvh>> {
 };
 
 // Observations in an order that keeps neighbours together, so that the threads of a warp take
-// the same paths, pays where a GPU runs at least one observation per thread (measured on an
-// H200 at 2^20 x 2^14: 1.3 to 3x faster on clustered layouts, 2% slower on uniform points);
-// below that, and on the 2-core host (30% slower), the input order is kept.
+// the same paths, pays where a GPU runs at least one observation per thread; below that, and
+// on host spaces, the input order is kept (perf/results/layouts-cuda-h200.json; commit
+// 906c36b).
 struct order_policy {  // tests lower these to take the ordered search on small sets
   static inline std::int64_t min_concurrency = 4096;
   static inline std::int64_t per_thread = 1;
@@ -64,9 +64,8 @@ inline bool order_pays(std::int64_t observations, std::int64_t concurrency) {
 // own (up to 2^7 an axis; coarser beyond), so that a warp's searches visit the same grid cells;
 // elsewhere, and where the observations gather in a few of the grid's cells, 2^6 an axis of a
 // frame around the observations' own box (a frame around the references would clamp far
-// observations onto its faces, where one cell then holds searches from every direction; and
-// in one cell every search adds to one counter: 2^24 additions to one address took 10 ms on an
-// H200).
+// observations onto its faces, where one cell then holds searches from every direction, all
+// adding to one counter: commit 194fbcf).
 inline int observation_cell_bits(std::int64_t references) {
   int bits = 6;
   while (bits < 7 && (1 << bits) < grid_cells_per_axis(references)) ++bits;
@@ -78,10 +77,9 @@ inline std::int64_t observation_cells(std::int64_t references) {
 
 // Counters that many threads add to, of the 64-bit type whose atomic add the Kokkos in use
 // implements natively on every backend. Kokkos 3.4 has CUDA's atomicAdd for unsigned long long
-// and a compare-and-swap loop for a 64-bit long (on an H200, 20 s for 2^20 additions to a few
-// counters). Kokkos 4 and 5 (desul's inline PTX) have it the other way round: std::uint64_t,
-// unsigned long on Linux, is native, unsigned long long a compare-and-swap loop (on an H100,
-// ordering 2^24 observations took 13.6 ms instead of 0.9 ms).
+// and a compare-and-swap loop for a 64-bit long; Kokkos 4 and 5 (desul's inline PTX) have it
+// the other way round: std::uint64_t, unsigned long on Linux, is native, unsigned long long a
+// compare-and-swap loop. A loop costs many times the add (commits 266c5b0, 94fc215).
 #if KOKKOS_VERSION >= 40000 || defined(KOKKOS_ENABLE_IMPL_DESUL_ATOMICS)
 using atomic_count = std::uint64_t;
 #else

@@ -7,8 +7,8 @@
 //   kept_copy_bytes; larger calls allocate, the allocation is small beside their copies);
 // - no host threads: the calling thread copies (from pageable memory where the layouts match,
 //   else through a conversion loop into page-locked staging memory). Host threads parked
-//   between calls took 0.1 to 6 ms to wake for the value checks on an H100 machine, 7184 x
-//   171075 points (perf/calls_bench.cpp --trace), the whole call being 1.6 ms at best;
+//   between calls can take longer to wake than the whole call (perf/calls_bench.cpp --trace,
+//   perf/results/calls-cuda-h100.json; commit 20cbbd0);
 // - the values are checked on the copies, in one pass over both sets.
 #include <Kokkos_Core.hpp>
 

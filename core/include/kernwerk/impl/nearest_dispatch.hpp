@@ -30,28 +30,11 @@
 
 namespace kernwerk::impl {
 
-// On host execution spaces, where the brute force would run the tuned implementation (a
-// float32 vector scan, several times the index's float64 rate per pair), the automatic method
-// times both methods on a sample of the observations (spread evenly over the set) and runs the
-// one whose time, scaled to the whole set, is smaller; the index's build counts in full.
-// Answers are the same either way. Sets below these sizes take the index without a trial
-// (the trial's overhead would cost more than it can save). Where the brute force is the
-// generic float64 scan, the index needs no trial: its search is that scan over the references
-// its boxes cannot rule out, so even where they rule out none (every reference one point) it
-// costs what the brute force costs (measured on the 2-core host: 5.3 s both, 2^16 x 2^13, k 2),
-// and a trial would only add its own time. For k > 1 the index needs none either: on the 2-core
-// host it was the faster on every layout at k 2, 8 and 32 beside the tuned scan (whose time per
-// observation grows with k), and a sample of a few hundred observations timed the scan 2 to 4.5
-// times too fast (perf/results/layouts-host-epyc-2core.json). GPUs take the index without a trial: a sample small
-// enough to be cheap does not fill the device, and its time does not scale (measured on an
-// H200: the trial's prediction off by 7 to 30 times, and the wrong way on clustered
-// references).
-// The index is kept unless the brute force's estimate is smaller by more than index_preference:
-// a sample's search has less locality than the whole set's (measured on the 2-core host,
-// 2^16 x 2^13, observations and references in one cap, k 1: the index estimated at 37.5 ms,
-// 26 ms on the whole set; references in a 1e-5 rad cap: 44.2 ms estimated, 26.9 ms in full,
-// the brute force 35.4 and 39.7 ms), and where the brute force is the faster, it is by little
-// (its worst case beside the index, references on a ring: 51 against 63 ms).
+// The automatic method's trial: on host spaces with k = 1, where the brute force is the tuned
+// float32 scan, both methods are timed on a sample of the observations and the index is kept
+// unless the brute force's estimate is smaller by more than index_preference (a sample's search
+// has less locality than the whole set's). Why only there, and these values: docs/architecture.md
+// ("The automatic method"), perf/results/layouts-host-epyc-2core.json, commit 78a7e57.
 struct automatic_policy {
   static inline double min_pairs = double(std::int64_t(1) << 26);
   static inline double index_preference = 1.6;
@@ -204,7 +187,7 @@ call_matrix<typename View::value_type, typename View::memory_space> as_call_matr
 }
 
 // The Views the methods run on: rows packed one after another (LayoutRight), as the kernels
-// read fastest (strided points cost the indexed search 3 to 9 % on an H100).
+// read fastest (strided points cost the indexed search more: commit c04274e).
 template <class T, class MemorySpace>
 using method_points =
     Kokkos::View<const T**, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
@@ -334,9 +317,9 @@ struct nearest_runner {
       space.fence();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    // The brute force is timed after the index, on a quarter of the sample first: where it is
-    // slow, that costs little beside the index (a few % on near ties, where it is 50 times
-    // slower); the whole sample is timed only where the two estimates are within 3 times.
+    // The brute force is timed after the index, on a quarter of the sample first, so that
+    // where it is far slower (near ties) the trial costs little; the whole sample is timed only
+    // where the two estimates are within 3 times (commit d56d88d).
     const auto keep_index = [&](double build_seconds, const auto& search_seconds) {
       const double index = build_seconds + whole_set_seconds(search_seconds, samples, n);
       std::int64_t timed = samples / 4;

@@ -2,8 +2,8 @@
 // kernwerk::nearest on large observation sets in memory the execution space does not reach
 // (host memory and a GPU) when the whole problem fits its memory: the chunk pipeline in two
 // phases, so that no output is written before every input is known to be valid, and no host
-// pass reads the inputs only to check them (on an H100, 2^24 x 2^14 indexed, such a pass took
-// 9.2 of the call's 55 ms: perf/calls_bench.cpp --trace).
+// pass reads the inputs only to check them (such a pass was a sixth of the call:
+// perf/results/nearest-cuda-host-inputs-h100.json; commit dcab7a9).
 // - The references are copied in whole (through staging where the execution space does not
 //   reach them); both sets' values are checked where they land, by kernels that keep the first
 //   invalid row of each set in device memory.
@@ -45,9 +45,8 @@ inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 // two_phase false: large sets go through the chunk pipeline of nearest_chunked.hpp instead,
 // with the values checked on the host first (for comparisons: kernwerk_bench_nearest
 // --pipeline chunked). chunks: how many chunks the observations are cut into (more overlap the
-// copies with the computation, fewer cost less per chunk: the method runs once a chunk). On an
-// H200, 2^24 x 2^14 from host memory, 2, 4, 8 and 16 chunks took the same within the noise
-// (indexed 32.1 to 35.5 ms, tuned 77.6 to 80.2 ms; kernwerk_bench_nearest --pipeline-chunks).
+// copies with the computation, fewer cost less per chunk: the method runs once a chunk); 2 to
+// 16 took the same within the noise (kernwerk_bench_nearest --pipeline-chunks; commit 48a6d2e).
 struct pipeline_policy {
   static inline bool two_phase = true;
   static inline std::size_t chunks = 8;

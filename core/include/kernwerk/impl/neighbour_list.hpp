@@ -10,9 +10,8 @@
 //
 // Up to 16 neighbours the list is a sorted array; above, a binary max-heap (the worst kept
 // candidate on top, sorted once at the end) with 32-bit indices. For k = 32 the list lives in
-// local memory, and on an H200 the sorted array's shifting spilled to DRAM (185 GB of traffic
-// for 2^20 searches on a cap): the heap is 2.5 to 3.8 times faster there, while the sorted array
-// stays 5 to 15% faster for k = 1 and 2 and on duplicates at k = 8 (perf/results/layouts-*).
+// local memory, where the sorted array's shifting spills to DRAM on a GPU; the sorted array
+// stays the faster for small k (perf/results/layouts-*; commit 2b03475).
 #include <Kokkos_Core.hpp>
 
 #include <cfloat>

@@ -87,9 +87,9 @@ struct box_union {
 // The orthonormal frame the index holds its unit vectors in: the principal axes of the
 // references' covariance. A cap's normal, a band's or a great circle's normal and an elongated
 // set's long axis become coordinate axes, so that the boxes lie flat along them instead of
-// tilted across: on the 2-core host, a search of references in a 0.01 rad cap then scans 5.5
-// leaves instead of 24 (4x faster). Chords are the same in any orthonormal frame (to rounding
-// far below the chord margin), so the answers are too.
+// tilted across, and a search scans fewer leaves (perf/results/layouts-host-epyc-2core.json,
+// the cap layouts). Chords are the same in any orthonormal frame (to rounding far below the
+// chord margin), so the answers are too.
 struct rotation3 {
   double row[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   KOKKOS_INLINE_FUNCTION void apply(double& x, double& y, double& z) const {
@@ -178,9 +178,9 @@ struct morton_frame {
 };
 
 // References per leaf: scanning a leaf is cheap and regular, visiting a node is a branchy box
-// test, so larger leaves pay where a core runs one query at a time (measured on the 2-core
-// host: 32 beats 4 by 1.4x) and smaller ones on GPUs. The benchmark varies it (--leaf-size);
-// 0 takes the default for the execution space.
+// test, so larger leaves pay where a core runs one query at a time and smaller ones on GPUs
+// (kernwerk_bench_nearest --leaf-size; commit 44f73c5). 0 takes the default for the execution
+// space.
 struct bvh_policy {
   static inline int leaf_size = 0;
   template <class ExecutionSpace>

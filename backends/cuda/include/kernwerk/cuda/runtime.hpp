@@ -87,8 +87,8 @@ struct cuda_runtime {
 
 // Kokkos' CUDA backend sets the device's cache preference to shared memory when it starts
 // (cudaDeviceSetCacheConfig(cudaFuncCachePreferShared)). NVIDIA's libraries tune their kernels
-// for CUDA's default: under Kokkos' preference cuSOLVER's geqrf of a 4096^2 matrix took 28.6 ms
-// on an H100, against 25.0 ms in a process without Kokkos. A vendor call (cuBLAS, cuSOLVER,
+// for CUDA's default, and run slower under Kokkos' preference (cuSOLVER's geqrf: commit
+// f7490b0, perf/results/dense-cuda-h100.json). A vendor call (cuBLAS, cuSOLVER,
 // cuFFT) is made under this guard, which enqueues its kernels with the default preference and
 // gives Kokkos' back afterwards (the preference is read at each launch).
 class vendor_cache_preference {

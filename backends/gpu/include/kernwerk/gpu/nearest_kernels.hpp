@@ -66,18 +66,16 @@ constexpr int scan_blocks_per_multiprocessor = 4;  // resident at once (launch b
 // How many waves of resident scan blocks the references are split over when the observations
 // alone fill less than one. Each split's scan pays for its first references (an observation's
 // best rises often at first: about ln(split length / 32) warp-wide events per observation and
-// split), so splits are kept few: half a wave (two blocks a multiprocessor) was the fastest on
-// an H200, tuned 2^16 x 2^13 / 2^16 x 2^16 / 2^18 x 2^14 in 0.283 / 1.016 / 1.029 ms, against
-// 0.342 / 1.104 / - at one wave, 0.387 / 1.165 / - at two (about the old rule) and 0.303 /
-// 1.135 / 1.023 at a quarter (kernwerk_bench_nearest --scan-waves W).
+// split), so splits are kept few: half a wave (two blocks a multiprocessor) was the fastest
+// of a quarter to two waves (kernwerk_bench_nearest --scan-waves; commit dcab7a9).
 //
 // For k = 2 to 8, the first scan finds the k-th largest value over every kth_stride-th reference
 // only (where that leaves at least kth_sample_per_k k of them): a lower limit, so the second
 // scan offers about kth_stride times k references to the float64 rule where it would offer k,
 // but the first scans a fraction of the set. Each offer is dear (the rule's list lives in local
-// memory, and with 2048 threads a multiprocessor it does not stay in the L1 cache): on an H200,
-// 2^20 x 2^14, k 2 / 8 / 32 took 10.9 / 12.1 / 26.4 ms with stride 1, 8.6 / 10.5 / 68.7 with 2,
-// 7.5 / 18.0 / 110 with 4 (kernwerk_bench_nearest --kth-stride S), so lists of 32 keep stride 1.
+// memory, and with 2048 threads a multiprocessor it does not stay in the L1 cache): stride 2
+// pays for k up to 8, and lists of 32 keep stride 1 (kernwerk_bench_nearest --kth-stride;
+// commit f837917).
 struct scan_policy {
   static inline double waves = 0.5;
   static inline int kth_stride = 2;

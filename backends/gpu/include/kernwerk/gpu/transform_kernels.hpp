@@ -2,8 +2,8 @@
 // The tuned GPU elementwise map of kernwerk::transform for contiguous rank-1 Views, written
 // once for CUDA and HIP: a grid-stride loop over raw pointers, enough blocks to fill the GPU,
 // 16-byte loads and stores where every View is float and aligned.
-// (The same map through Kokkos 3.4's RangePolicy reached a third of the copy bandwidth on an
-// H200; this is a plain streaming kernel.)
+// (The same map through Kokkos 3.4's RangePolicy reached a fraction of the copy bandwidth:
+// perf/results/workloads-cuda-h200.json; commit 0a11ed2.)
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>

@@ -1,16 +1,21 @@
-// The index's internals apart from the public queries: the pair sort that orders the points by
-// Morton code, generic and vendor (CUB on CUDA), against std::stable_sort on the host.
+// The index's internals apart from the public queries: Morton codes against a bit-by-bit
+// interleave; the pair sort that orders the points by code, generic and vendor (CUB on CUDA),
+// against std::stable_sort; and the built tree's invariants (its rows a permutation of the
+// points, codes ascending along the rows, each leaf's box the box of its points, each parent's
+// the union of its children's), on every enabled space.
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "kernwerk/impl/point_bvh.hpp"
 #include "kernwerk/impl/sort_pairs.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
@@ -113,3 +118,202 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic and vendor, i
   }
 }
 TEST_CASE_TEMPLATE_APPLY(pair_sort, kernwerk::test::enabled_spaces);
+
+namespace {
+
+// The code of cells (x, y, z), bit by bit: bit i of x at 3 i + 2, of y at 3 i + 1, of z at 3 i.
+std::uint64_t interleaved(std::uint64_t x, std::uint64_t y, std::uint64_t z, int bits) {
+  std::uint64_t code = 0;
+  for (int i = 0; i < bits; ++i)
+    code |= ((x >> i) & 1) << (3 * i + 2) | ((y >> i) & 1) << (3 * i + 1) | ((z >> i) & 1) << (3 * i);
+  return code;
+}
+
+}  // namespace
+
+TEST_CASE("index internals: Morton codes interleave the cells' bits, clamped to the cube") {
+  using kernwerk::impl::box3;
+  using kernwerk::impl::morton_frame;
+  std::mt19937_64 random(5);
+  for (int t = 0; t < 10000; ++t) {
+    const std::uint64_t v = random();
+    const std::uint64_t x = v & 0x1fffff, y = (v >> 21) & 0x1fffff, z = (v >> 42) & 0x1fffff;
+    CHECK(morton_frame::spread(v) == interleaved(v & 0x1fffff, 0, 0, 21) >> 2);
+    CHECK((morton_frame::spread(x) << 2 | morton_frame::spread(y) << 1 | morton_frame::spread(z)) ==
+          interleaved(x, y, z, 21));
+  }
+  // A frame around a box: the box's low corner is cell 0, its high corner the last cell (the
+  // scale's rounding clamped), points outside clamp to the faces, NaN to 0.
+  box3 box = box3::empty();
+  box.add(-1.0, 2.0, 0.5);
+  box.add(3.0, 2.5, 0.75);
+  for (int bits : {1, 6, 21}) {
+    CAPTURE(bits);
+    const auto frame = morton_frame::around(box, bits);
+    const std::uint64_t top = (std::uint64_t(1) << bits) - 1;
+    CHECK(frame.code(-1.0, 2.0, 0.5) == 0);
+    CHECK(frame.cell(3.0, 0) == top);
+    CHECK(frame.cell(-5.0, 0) == 0);
+    CHECK(frame.cell(1e300, 1) == top);
+    CHECK(frame.cell(std::nan(""), 2) == 0);
+    std::uniform_real_distribution<double> along(0.0, 4.0);
+    for (int t = 0; t < 1000; ++t) {  // the cell of a point, by the frame's own arithmetic
+      const double px = -1.0 + along(random), py = 2.0 + along(random) / 8, pz = 0.5 + along(random) / 16;
+      const auto cell = [&](double p, double origin) {
+        const double c = std::floor((p - origin) * frame.scale);
+        return std::uint64_t(std::min(std::max(c, 0.0), double(top)));
+      };
+      CHECK(frame.code(px, py, pz) == interleaved(cell(px, -1.0), cell(py, 2.0), cell(pz, 0.5), bits));
+    }
+  }
+}
+
+namespace {
+
+using host_points = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+// What a built tree holds, copied to the host.
+struct tree_copy {
+  kernwerk::impl::point_bvh<Kokkos::HostSpace> bvh;  // scalars, and the arrays below
+  std::vector<double> boxes, points;
+  std::vector<std::uint64_t> leaf_codes;
+  std::vector<int> order, rank;
+};
+
+template <class Space>
+tree_copy built_tree(const host_points& input, bool sphere, int leaf_size) {
+  using memory = typename Space::memory_space;
+  using bvh_type = kernwerk::impl::point_bvh<memory>;
+  const std::int64_t m = std::int64_t(input.extent(0));
+  Kokkos::View<double**, Kokkos::LayoutRight, memory> points("points", m, input.extent(1));
+  Kokkos::deep_copy(points, input);
+  Space space;
+  const std::size_t keep_bytes = bvh_type::bytes(m, leaf_size, sphere);
+  const std::size_t scratch_bytes = bvh_type::template build_bytes<Space>(m, space.concurrency(), sphere);
+  Kokkos::View<char*, memory> keep_memory("keep", keep_bytes), scratch_memory("scratch", scratch_bytes);
+  kernwerk::impl::carver keep(keep_memory.data(), keep_bytes), scratch(scratch_memory.data(), scratch_bytes);
+  const bvh_type bvh = sphere ? kernwerk::impl::build_sphere_bvh(space, points, 1.0, leaf_size, keep, scratch)
+                              : kernwerk::impl::build_euclidean_bvh(space, points, leaf_size, keep, scratch);
+  space.fence();
+  tree_copy copy;
+  copy.bvh.size = bvh.size;
+  copy.bvh.leaf_size = bvh.leaf_size;
+  copy.bvh.leaf_count = bvh.leaf_count;
+  copy.bvh.first_leaf = bvh.first_leaf;
+  copy.bvh.frame = bvh.frame;
+  const auto take = [](auto& vector, const auto& view) {
+    using value = typename std::decay_t<decltype(vector)>::value_type;
+    vector.resize(view.size());
+    auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+    const value* data = mirror.data();
+    std::copy(data, data + view.size(), vector.begin());
+  };
+  take(copy.boxes, bvh.boxes);
+  take(copy.points, bvh.points);
+  take(copy.leaf_codes, bvh.leaf_codes);
+  take(copy.order, bvh.order);
+  take(copy.rank, bvh.rank);
+  return copy;
+}
+
+// The invariants of a tree over `input` (Euclidean: the coordinates as given; sphere: the
+// (lat, lon) rows, kept beside the rotated unit vectors).
+void check_tree(const tree_copy& t, const host_points& input, bool sphere) {
+  using kernwerk::impl::column_lat;
+  using kernwerk::impl::column_lon;
+  using kernwerk::impl::column_x;
+  const std::int64_t m = std::int64_t(input.extent(0)), nodes = 2 * t.bvh.first_leaf;
+  REQUIRE(t.bvh.size == m);
+  REQUIRE(std::int64_t(t.order.size()) == m);
+  REQUIRE(t.bvh.leaf_count == (m + t.bvh.leaf_size - 1) / t.bvh.leaf_size);
+  REQUIRE(t.bvh.first_leaf >= t.bvh.leaf_count);
+  REQUIRE((t.bvh.first_leaf & (t.bvh.first_leaf - 1)) == 0);
+  const auto point = [&](std::int64_t row, int column) { return t.points[column * m + row]; };
+  const auto box = [&](std::int64_t node, int a) { return t.boxes[node * 6 + a]; };
+  // rows: a permutation of the points, order and rank inverse, each row the point it names
+  std::vector<int> seen(m, 0);
+  for (std::int64_t r = 0; r < m; ++r) {
+    const int j = t.order[r];
+    REQUIRE((j >= 0 && j < m));
+    ++seen[j];
+    CHECK(t.rank[j] == r);
+    if (sphere) {
+      CHECK(point(r, column_lat) == input(j, 0));
+      CHECK(point(r, column_lon) == input(j, 1));
+      const double x = point(r, column_x), y = point(r, column_x + 1), z = point(r, column_x + 2);
+      CHECK(std::abs(x * x + y * y + z * z - 1) < 1e-14);  // a rotation keeps unit length
+    } else {
+      for (std::size_t a = 0; a < 3; ++a)
+        CHECK(point(r, int(a)) == (a < input.extent(1) ? input(j, a) : 0.0));
+    }
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == m);
+  // codes ascending along the rows; each leaf's code its first row's
+  std::uint64_t previous = 0;
+  for (std::int64_t r = 0; r < m; ++r) {
+    const std::uint64_t code = t.bvh.frame.code(point(r, 0), point(r, 1), point(r, 2));
+    CHECK(code >= previous);
+    previous = code;
+    if (r % t.bvh.leaf_size == 0) CHECK(t.leaf_codes[r / t.bvh.leaf_size] == code);
+  }
+  // leaves: the box of their rows, empty where they hold none
+  for (std::int64_t leaf = t.bvh.first_leaf; leaf < nodes; ++leaf) {
+    kernwerk::impl::box3 expected = kernwerk::impl::box3::empty();
+    const std::int64_t first = std::min(m, (leaf - t.bvh.first_leaf) * t.bvh.leaf_size);
+    const std::int64_t last = std::min(m, first + t.bvh.leaf_size);
+    for (std::int64_t r = first; r < last; ++r) expected.add(point(r, 0), point(r, 1), point(r, 2));
+    for (int a = 0; a < 6; ++a) CHECK(box(leaf, a) == expected.bound[a]);
+  }
+  // parents: the union of their children
+  for (std::int64_t node = 1; node < t.bvh.first_leaf; ++node) {
+    for (int a = 0; a < 3; ++a) {
+      CHECK(box(node, a) == std::min(box(2 * node, a), box(2 * node + 1, a)));
+      CHECK(box(node, a + 3) == std::max(box(2 * node, a + 3), box(2 * node + 1, a + 3)));
+    }
+  }
+}
+
+host_points random_rows(std::int64_t m, int columns, unsigned seed, double low, double high) {
+  host_points rows("rows", m, columns);
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(low, high);
+  for (std::int64_t j = 0; j < m; ++j)
+    for (int c = 0; c < columns; ++c) rows(j, c) = value(random);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("index internals: the tree's rows, codes and boxes", Space, tree_invariants) {
+  const double pi = 3.14159265358979323846;
+  const int default_leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
+  for (int leaf : {1, 4, default_leaf}) {
+    CAPTURE(leaf);
+    for (std::int64_t m : {1, 2, 7, 33, 1000, 4099}) {
+      CAPTURE(m);
+      // sphere: uniform (lat, lon); a cap 1e-6 rad wide across the date line; the poles
+      auto sphere = random_rows(m, 2, unsigned(m), -pi / 2, pi / 2);
+      for (std::int64_t j = 0; j < m; ++j) sphere(j, 1) *= 2;
+      check_tree(built_tree<Space>(sphere, true, leaf), sphere, true);
+      auto cap = random_rows(m, 2, unsigned(m) + 1, -1e-6, 1e-6);
+      for (std::int64_t j = 0; j < m; ++j) cap(j, 1) += j % 2 ? pi : -pi;
+      check_tree(built_tree<Space>(cap, true, leaf), cap, true);
+      auto poles = random_rows(m, 2, unsigned(m) + 2, -pi, pi);
+      for (std::int64_t j = 0; j < m; ++j) poles(j, 0) = j % 2 ? pi / 2 : -pi / 2;
+      check_tree(built_tree<Space>(poles, true, leaf), poles, true);
+      // Euclidean: 2-D and 3-D; duplicates (every point four times); a huge extent
+      for (int dimension : {2, 3}) {
+        CAPTURE(dimension);
+        const auto plane = random_rows(m, dimension, unsigned(m) + 3, -10, 10);
+        check_tree(built_tree<Space>(plane, false, leaf), plane, false);
+        auto repeated = random_rows(m, dimension, unsigned(m) + 4, 0, 1);
+        for (std::int64_t j = 0; j < m; ++j)
+          for (int c = 0; c < dimension; ++c) repeated(j, c) = repeated(j / 4, c);
+        check_tree(built_tree<Space>(repeated, false, leaf), repeated, false);
+        const auto far = random_rows(m, dimension, unsigned(m) + 5, -1e300, 1e300);
+        check_tree(built_tree<Space>(far, false, leaf), far, false);
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(tree_invariants, kernwerk::test::enabled_spaces);

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/staging_traits.hpp"
+#include "kernwerk/impl/staging/traits.hpp"
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reference.hpp"
 #include "layouts.hpp"

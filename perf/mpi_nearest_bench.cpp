@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/staging_traits.hpp"  // staging_memory: page-locked on GPUs
+#include "kernwerk/impl/staging/traits.hpp"  // staging_memory: page-locked on GPUs
 #include "kernwerk/mpi/nearest.hpp"
 #include "kernwerk/reference.hpp"
 #include "kernwerk_mpi.h"

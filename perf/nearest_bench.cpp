@@ -18,7 +18,7 @@
 // --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
-// --order-per-thread the observations per thread from which it orders them (order_policy),
+// --order-per-thread the observations per thread from which it orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
@@ -84,6 +84,7 @@ int main(int argc, char* argv[]) {
   int repeat = 5;
   enum { device_inputs, pipelined, copied } host_inputs = device_inputs;
   std::size_t budget = 0;
+  kernwerk::nearest_tuning tuning;
   for (int k = 1; k < argc; ++k) {
     const std::string flag = argv[k];
     if (k + 1 == argc) {
@@ -103,7 +104,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
-    else if (flag == "--order-per-thread") kernwerk::impl::order_policy::per_thread = std::stoll(value);
+    else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
@@ -163,6 +164,7 @@ int main(int argc, char* argv[]) {
               v.options.implementation = parse_implementation(name, "--variants");
             }
             v.options.memory_budget = budget;
+            v.options.tuning = tuning;
             runs.push_back(v);
           }
           const auto run = [&](variant& v) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernwerk/host/sphere_scan.hpp"
-#include "kernwerk/impl/centred_values.hpp"
+#include "kernwerk/impl/geometry/centred_values.hpp"
 #include "nearest_support.hpp"
 
 namespace {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
-#include "kernwerk/impl/point_bvh.hpp"
-#include "kernwerk/impl/sort_pairs.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/index/sort_pairs.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace {

@@ -35,15 +35,11 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
                   v.options);
       }
       // The index's search in cell order (GPUs with at least one observation per thread).
-      const auto min_concurrency = impl::order_policy::min_concurrency;
-      const auto per_thread = impl::order_policy::per_thread;
-      impl::order_policy::min_concurrency = 0;
-      impl::order_policy::per_thread = 0;
       nearest_options indexed;
       indexed.method = method_kind::indexed;
+      indexed.tuning.order_min_concurrency = 0;
+      indexed.tuning.order_per_thread = 0;
       const auto ordered = run_nearest<Space>(observations, references, indexed, k);
-      impl::order_policy::min_concurrency = min_concurrency;
-      impl::order_policy::per_thread = per_thread;
       check_all(observations, references, ordered, indexed);
     }
   }
@@ -53,10 +49,6 @@ TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
 // The automatic method's timed trial (host spaces, k = 1), made to run on small sets: whichever
 // method it keeps, the answers are the float64 brute force's, and the report names the trial.
 TEST_CASE_TEMPLATE_DEFINE("nearest: auto's timed trial on every layout", Space, auto_trial) {
-  const auto min_pairs = impl::automatic_policy::min_pairs;
-  const auto min_sample = impl::automatic_policy::min_sample;
-  impl::automatic_policy::min_pairs = 0;
-  impl::automatic_policy::min_sample = 16;
   for (const auto& name : layouts::names()) {
     CAPTURE(name);
     const auto sets = layouts::make(name, 4096, 1100, 78);  // past choose_method's size rule
@@ -64,14 +56,14 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: auto's timed trial on every layout", Space, 
     nearest_report report;
     nearest_options options;
     options.report = &report;
+    options.tuning.trial_min_pairs = 0;
+    options.tuning.trial_min_sample = 16;
     check_all(observations, references, run_nearest<Space>(observations, references, options, 1),
               options);
     const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
     if (host && impl::nearest_tuned<Space>::available)
       CHECK(report.reason.find("a trial on") != std::string::npos);
   }
-  impl::automatic_policy::min_pairs = min_pairs;
-  impl::automatic_policy::min_sample = min_sample;
 }
 TEST_CASE_TEMPLATE_APPLY(auto_trial, enabled_spaces);
 

@@ -349,13 +349,10 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: the indexed search in cell order agrees", Sp
   for (std::size_t k : {1u, 3u}) {
     CAPTURE(k);
     const auto plain = run_nearest<Space>(observations, references, indexed, k);
-    const auto min_concurrency = impl::order_policy::min_concurrency;
-    const auto per_thread = impl::order_policy::per_thread;
-    impl::order_policy::min_concurrency = 0;  // every set goes through the counting sort
-    impl::order_policy::per_thread = 0;
-    const auto ordered = run_nearest<Space>(observations, references, indexed, k);
-    impl::order_policy::min_concurrency = min_concurrency;
-    impl::order_policy::per_thread = per_thread;
+    nearest_options ordering = indexed;
+    ordering.tuning.order_min_concurrency = 0;  // every set goes through the counting sort
+    ordering.tuning.order_per_thread = 0;
+    const auto ordered = run_nearest<Space>(observations, references, ordering, k);
     CHECK(ordered.indices == plain.indices);
     CHECK(ordered.distances == plain.distances);
     check_all(observations, references, ordered, indexed);

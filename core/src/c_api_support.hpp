@@ -20,7 +20,7 @@
 #endif
 
 #include "kernwerk/cg.hpp"  // kernwerk::not_converged
-#include "kernwerk/impl/allocation_failure.hpp"
+#include "kernwerk/impl/staging/allocation_failure.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/nearest_options.hpp"

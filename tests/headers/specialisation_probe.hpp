@@ -130,8 +130,8 @@ static_assert(kernwerk_probe::check<Kokkos::Experimental::HIP, KERNWERK_ENABLE_H
 #include "kernwerk/sphere_index.hpp"
 #include "kernwerk/transform.hpp"
 #include "kernwerk/within.hpp"
-#include "kernwerk/impl/fft_vendor.hpp"
-#include "kernwerk/impl/qr_vendor.hpp"
+#include "kernwerk/impl/dense/fft_vendor.hpp"
+#include "kernwerk/impl/dense/qr_vendor.hpp"
 #if KERNWERK_PROBE_MPI
 #include "kernwerk/mpi/nearest.hpp"
 #endif

@@ -10,7 +10,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/cuda/runtime.hpp"  // vendor_cache_preference
-#include "kernwerk/impl/fft_vendor.hpp"  // kernwerk/cuda/fft.hpp after the primary template
+#include "kernwerk/impl/dense/fft_vendor.hpp"  // kernwerk/cuda/fft.hpp after the primary template
 
 namespace kernwerk::cuda_impl {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/cuda/runtime.hpp"  // vendor_cache_preference
-#include "kernwerk/impl/qr_vendor.hpp"  // kernwerk/cuda/qr.hpp after the primary template
+#include "kernwerk/impl/dense/qr_vendor.hpp"  // kernwerk/cuda/qr.hpp after the primary template
 
 namespace kernwerk::cuda_impl {
 namespace {

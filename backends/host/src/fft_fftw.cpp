@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/fft_vendor.hpp"  // kernwerk/host/fft.hpp after the primary template
+#include "kernwerk/impl/dense/fft_vendor.hpp"  // kernwerk/host/fft.hpp after the primary template
 
 namespace kernwerk::host_impl {
 namespace {

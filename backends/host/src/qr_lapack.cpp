@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/qr_vendor.hpp"  // kernwerk/host/qr.hpp after the primary template
+#include "kernwerk/impl/dense/qr_vendor.hpp"  // kernwerk/host/qr.hpp after the primary template
 
 namespace kernwerk::host_impl {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/cg_generic.hpp"
+#include "kernwerk/impl/dense/cg.hpp"
 #include "kernwerk/impl/profiling.hpp"
 
 namespace kernwerk {

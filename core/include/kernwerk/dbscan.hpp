@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/dbscan_generic.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
+#include "kernwerk/impl/neighbourhood/dbscan.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/within.hpp"
 

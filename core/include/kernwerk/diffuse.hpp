@@ -9,7 +9,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
-#include "kernwerk/impl/diffuse_dispatch.hpp"
+#include "kernwerk/impl/grids/diffuse_dispatch.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 

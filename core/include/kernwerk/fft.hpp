@@ -28,8 +28,8 @@
 #include <string>
 #include <type_traits>
 
-#include "kernwerk/impl/dense_views.hpp"
-#include "kernwerk/impl/fft_library.hpp"
+#include "kernwerk/impl/dense/views.hpp"
+#include "kernwerk/impl/dense/fft_library.hpp"
 #include "kernwerk/impl/profiling.hpp"
 
 namespace kernwerk {

@@ -9,7 +9,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
-#include "kernwerk/impl/integrate_generic.hpp"
+#include "kernwerk/impl/grids/integrate.hpp"
 #include "kernwerk/impl/profiling.hpp"
 
 namespace kernwerk {

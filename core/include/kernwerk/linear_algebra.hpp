@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 #include "kernwerk/impl/profiling.hpp"
 
 namespace kernwerk {

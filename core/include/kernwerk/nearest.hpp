@@ -3,7 +3,7 @@
 /// Exact nearest-neighbour search: for each observation point, the indices of the k nearest
 /// reference points (k = 1 to 32, nearest first) and the distances to them.
 #include "kernwerk/nearest_options.hpp"
-#include "kernwerk/impl/nearest_dispatch.hpp"
+#include "kernwerk/impl/nearest/dispatch.hpp"
 
 namespace kernwerk {
 
@@ -59,4 +59,4 @@ void nearest(const ExecutionSpace& space, const Observations& observations,
 }  // namespace kernwerk
 
 // The instances compiled into the library, declared extern here.
-#include "kernwerk/impl/nearest_instances.hpp"
+#include "kernwerk/impl/nearest/instances.hpp"

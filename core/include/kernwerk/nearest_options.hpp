@@ -2,6 +2,7 @@
 /// \file
 /// Options of kernwerk::nearest, and their names on the command line and in the C API.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "kernwerk/implementation.hpp"
@@ -30,6 +31,28 @@ struct nearest_report {
   std::string reason;                       ///< why it was chosen, in words
 };
 
+/// How kernwerk::nearest makes its internal choices. The answers never depend on them; the
+/// defaults are the measured ones (docs/architecture.md, "The automatic method"). Tests and
+/// benchmarks change them to reach paths that their sets would not take by default.
+struct nearest_tuning {
+  /// method automatic, host spaces, k = 1: the fewest observation x reference pairs from which
+  /// the index and the tuned brute force are timed on a sample before one runs (fewer: the
+  /// index without a trial)
+  double trial_min_pairs = 67108864.0;  // 2^26
+  /// the trial keeps the index unless the brute force's estimate is smaller by more than this
+  /// factor (a sample's search has less locality than the whole set's)
+  double index_preference = 1.6;
+  /// the trial's sample: the larger of trial_min_sample observations and the observations'
+  /// count over trial_sample_fraction; no trial where the observations are fewer than twice it
+  std::int64_t trial_min_sample = 512;
+  std::int64_t trial_sample_fraction = 256;  ///< see trial_min_sample
+  /// the indexed method searches the observations in an order that keeps neighbours together
+  /// where the execution space runs at least order_min_concurrency threads and there are at
+  /// least order_per_thread observations a thread (0 and 0: always)
+  std::int64_t order_min_concurrency = 4096;
+  std::int64_t order_per_thread = 1;  ///< see order_min_concurrency
+};
+
 /// Options of kernwerk::nearest; the defaults search haversine distances in radians.
 struct nearest_options {
   metric_kind metric = metric_kind::haversine;  ///< the distance
@@ -43,6 +66,7 @@ struct nearest_options {
   /// The code path of the brute force.
   implementation_kind implementation = implementation_kind::automatic;
   nearest_report* report = nullptr;  ///< filled by the call where given
+  nearest_tuning tuning;             ///< internal choices (never the answers)
 };
 
 /// "haversine" or "euclidean"; anything else is a kernwerk::invalid_argument naming `argument`.

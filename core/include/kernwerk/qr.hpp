@@ -17,9 +17,9 @@
 #include <string>
 #include <type_traits>
 
-#include "kernwerk/impl/dense_views.hpp"
+#include "kernwerk/impl/dense/views.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/qr_library.hpp"
+#include "kernwerk/impl/dense/qr_library.hpp"
 
 namespace kernwerk {
 

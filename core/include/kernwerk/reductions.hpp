@@ -17,7 +17,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/reduction_dispatch.hpp"
+#include "kernwerk/impl/maps/reductions.hpp"
 
 namespace kernwerk {
 

@@ -8,9 +8,9 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/nearest_bvh.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
-#include "kernwerk/impl/neighbour_list.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/nearest/neighbour_list.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/nearest.hpp"  // with the backends' specialisations (the vendor sorts)
@@ -106,12 +106,13 @@ class sphere_index {
     using output_type = impl::neighbour_output<std::remove_const_t<decltype(indices_here)>,
                                                std::remove_const_t<decltype(distances_here)>>;
     const std::size_t scratch_bytes = impl::nearest_bvh_query_bytes<memory_space>(
-        std::int64_t(n), std::int64_t(bvh_.size), space.concurrency());
+        std::int64_t(n), std::int64_t(bvh_.size), space.concurrency(), nearest_tuning{});
     {
       impl::workspace<memory_space> scratch_memory(scratch_bytes);
       impl::carver scratch(scratch_memory.template take<char>(scratch_bytes), scratch_bytes);
       impl::query_sphere_bvh(space, observations_here, bvh_, output_type{indices_here, distances_here},
-                             int(k), impl::radians_per_unit(options_.units), options_.radius, scratch);
+                             int(k), impl::radians_per_unit(options_.units), options_.radius,
+                             nearest_tuning{}, scratch);
     }
     if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
     if (distances_here.data() != distances_out.data())

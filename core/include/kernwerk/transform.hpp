@@ -9,8 +9,8 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/reduction_dispatch.hpp"
-#include "kernwerk/impl/transform_generic.hpp"
+#include "kernwerk/impl/maps/reductions.hpp"
+#include "kernwerk/impl/maps/transform.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 
 namespace kernwerk {

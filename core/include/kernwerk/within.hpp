@@ -11,10 +11,10 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/radius_search.hpp"
-#include "kernwerk/impl/sphere_grid.hpp"
+#include "kernwerk/impl/neighbourhood/radius_search.hpp"
+#include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/within_options.hpp"
 
 namespace kernwerk {

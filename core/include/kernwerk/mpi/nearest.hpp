@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernwerk/impl/mpi_nearest.hpp"
+#include "kernwerk/impl/nearest/mpi.hpp"
 #include "kernwerk/mpi/nearest_options.hpp"
 
 namespace kernwerk::mpi {
@@ -68,20 +68,8 @@ strategy_kind nearest(const ExecutionSpace& space, MPI_Comm comm, const Observat
   const detail::shards s = detail::gather_counts(comm, std::int64_t(references.extent(0)));
   if (s.total == 0) throw invalid_argument(fn, "references", "empty on every rank");
   detail::agree(comm, fn, [&] {
-    check_sphere_options(fn, options.units, options.radius, options.metric);
-    check_point_shape(fn, "observations", observations, options.metric, true);
-    if (references.extent(1) != observations.extent(1))
-      throw invalid_argument(fn, "references",
-                             std::to_string(references.extent(1)) +
-                                 " coordinates per point, but observations have " +
-                                 std::to_string(observations.extent(1)));
-    check_point_shape(fn, "references", references, options.metric, true);
-    check_outputs(fn, indices, distances, n, std::size_t(s.total));
-    check_reference_count(fn, std::size_t(s.total));
-    require_disjoint(fn, "indices", indices, "observations", observations);
-    require_disjoint(fn, "indices", indices, "references", references);
-    require_disjoint(fn, "distances", distances, "observations", observations);
-    require_disjoint(fn, "distances", distances, "references", references);
+    check_nearest_shapes(fn, observations, references, indices, distances, options,
+                         std::size_t(s.total), true);
     plan_nearest<ExecutionSpace>(options, std::max<std::size_t>(n, 1), std::size_t(s.total), k);
     if (n > 0) check_point_values(space, fn, "observations", observations, options.metric, options.units);
     if (references.extent(0) > 0)

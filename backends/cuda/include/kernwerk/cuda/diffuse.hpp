@@ -7,7 +7,7 @@
 
 #include "kernwerk/gpu/diffuse_kernels.hpp"
 #include "kernwerk/cuda/runtime.hpp"
-#include "kernwerk/impl/diffuse_dispatch.hpp"
+#include "kernwerk/impl/grids/diffuse_dispatch.hpp"
 
 namespace kernwerk::impl {
 template <>

@@ -8,8 +8,8 @@
 
 #include <memory>
 
-#include "kernwerk/impl/fft_library.hpp"
-#include "kernwerk/impl/fft_vendor.hpp"
+#include "kernwerk/impl/dense/fft_library.hpp"
+#include "kernwerk/impl/dense/fft_vendor.hpp"
 
 namespace kernwerk::cuda_impl {
 

@@ -14,7 +14,7 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/cuda/runtime.hpp"
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 #include "kernwerk/gpu/colsum_kernels.hpp"
 #include "kernwerk/gpu/gemm_kernels.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernwerk/impl/qr_vendor.hpp"
+#include "kernwerk/impl/dense/qr_vendor.hpp"
 
 namespace kernwerk::cuda_impl {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "kernwerk/cuda/runtime.hpp"
-#include "kernwerk/impl/sort_pairs.hpp"
+#include "kernwerk/impl/index/sort_pairs.hpp"
 
 namespace kernwerk::impl {
 

@@ -1,13 +1,13 @@
 #pragma once
 // CUDA's memory budget, copy queue and page-locked staging memory for calls on host data
-// (kernwerk/impl/staging_traits.hpp), selected by KERNWERK_ENABLE_CUDA_TUNED.
+// (kernwerk/impl/staging/traits.hpp), selected by KERNWERK_ENABLE_CUDA_TUNED.
 #include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 
 #include "kernwerk/cuda/runtime.hpp"
 #include "kernwerk/gpu/staging.hpp"
-#include "kernwerk/impl/staging_traits.hpp"
+#include "kernwerk/impl/staging/traits.hpp"
 
 namespace kernwerk::impl {
 template <>

@@ -6,7 +6,7 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 
 #include "kernwerk/gpu/transform_kernels.hpp"
-#include "kernwerk/impl/transform_generic.hpp"
+#include "kernwerk/impl/maps/transform.hpp"
 #include "kernwerk/cuda/runtime.hpp"
 
 namespace kernwerk::impl {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernwerk/impl/diffuse_generic.hpp"
+#include "kernwerk/impl/grids/diffuse.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {

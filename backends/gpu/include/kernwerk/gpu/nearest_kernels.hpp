@@ -4,7 +4,7 @@
 // streams, errors) in a Runtime struct and specialise impl::nearest_tuned with nearest_gpu_tuned.
 //
 // The references are centred on their mean and ordered by the float32 values u.d
-// (kernwerk/impl/centred_values.hpp: why, and their error margin).
+// (kernwerk/impl/geometry/centred_values.hpp: why, and their error margin).
 //
 // 1. A float32 scan: the centred references tiled through shared memory, several observations
 //    per thread, two fused multiply-adds, a multiply and a max per pair. A warp takes a
@@ -42,9 +42,9 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/centred_values.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
-#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/geometry/centred_values.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/compensated.hpp"
-#include "kernwerk/impl/midpoint_grid.hpp"
+#include "kernwerk/impl/grids/midpoint_grid.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {

@@ -1,6 +1,6 @@
 #pragma once
 // What a GPU gives impl::default_memory_budget and impl::transfer_queue
-// (kernwerk/impl/staging_traits.hpp), on the runtime (CUDA, HIP) described by Runtime.
+// (kernwerk/impl/staging/traits.hpp), on the runtime (CUDA, HIP) described by Runtime.
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include "kernwerk/gpu/colsum_kernels.hpp"
 #include "kernwerk/gpu/gemm_kernels.hpp"
 #include "kernwerk/hip/runtime.hpp"
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 
 namespace kernwerk::impl {
 template <class A, class B, class C>

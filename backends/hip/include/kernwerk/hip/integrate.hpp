@@ -7,7 +7,7 @@
 
 #include "kernwerk/hip/runtime.hpp"
 #include "kernwerk/gpu/reduce_kernels.hpp"
-#include "kernwerk/impl/integrate_generic.hpp"
+#include "kernwerk/impl/grids/integrate.hpp"
 
 namespace kernwerk::impl {
 template <>

@@ -9,7 +9,7 @@
 
 #include "kernwerk/hip/runtime.hpp"
 #include "kernwerk/gpu/nearest_kernels.hpp"
-#include "kernwerk/impl/nearest_tuned.hpp"
+#include "kernwerk/impl/nearest/tuned.hpp"
 
 namespace kernwerk::impl {
 template <>

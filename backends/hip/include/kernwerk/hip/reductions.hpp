@@ -7,7 +7,7 @@
 
 #include "kernwerk/hip/runtime.hpp"
 #include "kernwerk/gpu/reduce_kernels.hpp"
-#include "kernwerk/impl/reduction_dispatch.hpp"
+#include "kernwerk/impl/maps/reductions.hpp"
 
 namespace kernwerk::impl {
 template <class X>

@@ -6,7 +6,7 @@
 
 #include <type_traits>
 
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 
 namespace kernwerk::host_impl {
 

@@ -3,7 +3,7 @@
 // OpenMP spaces: blocks of observations go through a vectorised float32 scan of the centred
 // reference unit vectors (kernwerk/host/sphere_scan.hpp), which keeps per observation the
 // references within the float32 margin of its k-th best value; the generic rule
-// (kernwerk/impl/nearest_generic.hpp: float64 chords, then haversine keys, equal keys by index)
+// (kernwerk/impl/nearest/brute_force.hpp: float64 chords, then haversine keys, equal keys by index)
 // picks the k nearest among them. Where that short list grows too long (a cluster tighter than
 // float32 resolves, seen from afar; a point repeated many times) the observation takes the
 // generic float64 scan over every reference. The result equals the generic path's, bit for bit.
@@ -16,10 +16,10 @@
 #include <type_traits>
 
 #include "kernwerk/host/sphere_scan.hpp"
-#include "kernwerk/impl/centred_values.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
-#include "kernwerk/impl/nearest_tuned.hpp"
-#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/geometry/centred_values.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/nearest/tuned.hpp"
+#include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::host_impl {

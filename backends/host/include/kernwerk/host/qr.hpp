@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernwerk/impl/qr_vendor.hpp"
+#include "kernwerk/impl/dense/qr_vendor.hpp"
 
 namespace kernwerk::host_impl {
 

@@ -6,7 +6,7 @@
 namespace kernwerk::host {
 
 // The references' unit vectors v centred on their mean c, d = v - c, in float32, one array per
-// coordinate, each padded with NaN to a whole number of 16 (kernwerk/impl/centred_values.hpp:
+// coordinate, each padded with NaN to a whole number of 16 (kernwerk/impl/geometry/centred_values.hpp:
 // an observation's nearest references have the largest values u.d).
 struct centred_references_f32 {
   const float* x;

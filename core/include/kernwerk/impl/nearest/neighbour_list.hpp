@@ -186,4 +186,27 @@ struct neighbour_output {
   }
 };
 
+// Evaluates keys of one observation on demand, for neighbour_list.
+template <class Metric>
+struct key_evaluator {
+  const Metric& metric;
+  const typename Metric::point& o;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t j) const { return metric.key(o, j); }
+};
+
+// Offers reference j (chord already computed) to the list.
+template <class Metric, class List>
+KOKKOS_INLINE_FUNCTION void consider(const key_evaluator<Metric>& keys, double chord,
+                                     std::int64_t j, List& list) {
+  if (list.admits(chord)) list.offer(chord, j, keys);
+}
+
+template <class Metric, class Output, class List>
+KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
+                                       std::int64_t i, List& list) {
+  list.sort(keys);
+  for (int q = 0; q < list.k; ++q)
+    output.write(i, q, list.index[q], list.final_key(q, keys), keys.metric);
+}
+
 }  // namespace kernwerk::impl

@@ -2,7 +2,7 @@
 // The exact indexed mode of kernwerk::nearest: queries of a point_bvh.
 //
 // Where the index's grid is used (references covering the sphere), a search first visits its
-// own grid cell and the shells around it (sphere_grid.hpp); most end there. The others, and
+// own grid cell and the shells around it (index/sphere_grid.hpp); most end there. The others, and
 // every search where the grid is not used, go to the hierarchy: each observation starts at
 // the leaf where its own Morton code falls, which gives it close
 // candidates at once, then climbs towards the root and searches each sibling subtree on the
@@ -21,9 +21,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/point_bvh.hpp"
+#include "kernwerk/impl/nearest/brute_force.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/workspace.hpp"
+#include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::impl {
 
@@ -49,15 +50,12 @@ struct sphere_bvh_metric : sphere_metric<Observations, ranked_points<Bvh>> {
 
 // Observations in an order that keeps neighbours together, so that the threads of a warp take
 // the same paths, pays where a GPU runs at least one observation per thread; below that, and
-// on host spaces, the input order is kept (perf/results/layouts-cuda-h200.json; commit
-// 906c36b).
-struct order_policy {  // tests lower these to take the ordered search on small sets
-  static inline std::int64_t min_concurrency = 4096;
-  static inline std::int64_t per_thread = 1;
-};
-inline bool order_pays(std::int64_t observations, std::int64_t concurrency) {
-  return concurrency >= order_policy::min_concurrency &&
-         observations >= order_policy::per_thread * concurrency;
+// on host spaces, the input order is kept (nearest_tuning's order_*;
+// perf/results/layouts-cuda-h200.json; commit 906c36b).
+inline bool order_pays(const nearest_tuning& tuning, std::int64_t observations,
+                       std::int64_t concurrency) {
+  return concurrency >= tuning.order_min_concurrency &&
+         observations >= tuning.order_per_thread * concurrency;
 }
 
 // The order is a counting sort by Morton cell. Where the grid is used, the cells are the grid's
@@ -302,10 +300,10 @@ struct grid_stage {
 // kilobytes would otherwise need them (the allocation-fault test found it).
 template <class MemorySpace>
 std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references,
-                                    std::int64_t concurrency) {
+                                    std::int64_t concurrency, const nearest_tuning& tuning) {
   using carve = workspace<MemorySpace>;
   const std::size_t ordering =
-      order_pays(observations, concurrency)
+      order_pays(tuning, observations, concurrency)
           ? carve::template bytes_for<int>(observations) +
                 2 * carve::template bytes_for<atomic_count>(observation_cells(references) + 1)
           : 0;
@@ -316,7 +314,7 @@ std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t refe
 template <class ExecutionSpace, class Observations, class Bvh, class Output, class Scratch>
 void query_sphere_bvh(const ExecutionSpace& space, const Observations& observations,
                       const Bvh& bvh, const Output& output, int k, double scale, double radius,
-                      Scratch& scratch) {
+                      const nearest_tuning& tuning, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
@@ -325,7 +323,7 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
   const metric_type metric{{observations, ranked_points<Bvh>{bvh}, scale, radius}};
 
   const array order(scratch.template take<std::int64_t>(n), n);
-  if (order_pays(n, space.concurrency())) {
+  if (order_pays(tuning, n, space.concurrency())) {
     using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
     using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
     const int bits = observation_cell_bits(bvh.size);
@@ -406,7 +404,7 @@ template <class ExecutionSpace, class Observations, class References, class Outp
           class Trial = index_trial<Observations, Output>, class KeepIndex = keep_every_index>
 bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k, double scale,
-                     double radius, const Trial* trial = nullptr,
+                     double radius, const nearest_tuning& tuning, const Trial* trial = nullptr,
                      const KeepIndex* keep_index = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
   using bvh_type = point_bvh<memory_space>;
@@ -416,7 +414,7 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   const std::size_t keep_bytes = bvh_type::bytes(m, leaf);
   const std::size_t temporary_bytes =
       std::max(bvh_type::template build_bytes<ExecutionSpace>(m, space.concurrency()),
-               nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency()));
+               nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency(), tuning));
   workspace<memory_space, index_purpose> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);
@@ -441,14 +439,14 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
         space.fence();
         const auto begin = std::chrono::steady_clock::now();
         query_sphere_bvh(space, sample_type(Kokkos::subview(trial->observations, some, Kokkos::ALL)),
-                         bvh, output_rows, k, scale, radius, trial_scratch);
+                         bvh, output_rows, k, scale, radius, tuning, trial_scratch);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       };
       if (!(*keep_index)(build_seconds, search_seconds)) return false;
     }
   }
   carver query_scratch(temporary, temporary_bytes);
-  query_sphere_bvh(space, observations, bvh, output, k, scale, radius, query_scratch);
+  query_sphere_bvh(space, observations, bvh, output, k, scale, radius, tuning, query_scratch);
   return true;
 }
 

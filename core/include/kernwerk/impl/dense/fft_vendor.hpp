@@ -8,7 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kernwerk/config.hpp"
-#include "kernwerk/impl/fft_library.hpp"
+#include "kernwerk/impl/dense/fft_library.hpp"
 
 namespace kernwerk::impl {
 

@@ -1,13 +1,13 @@
 #pragma once
 // The FFT calls the library compiles for each execution space of the build, float and double
-// (their definitions: kernwerk/impl/fft_calls.hpp, included only by the library), and the
+// (their definitions: kernwerk/impl/dense/fft_calls.hpp, included only by the library), and the
 // vendor plans behind them.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <memory>
 
-#include "kernwerk/impl/dense_views.hpp"
+#include "kernwerk/impl/dense/views.hpp"
 
 namespace kernwerk::impl {
 
@@ -39,7 +39,7 @@ class fft_vendor_plan {
   virtual void execute(bool forward, void* in, void* out) const = 0;
 };
 
-// What a kernwerk::fft_plan holds (fft_calls.hpp derives the space's own).
+// What a kernwerk::fft_plan holds (dense/fft_calls.hpp derives the space's own).
 class fft_engine {
  public:
   virtual ~fft_engine() = default;

@@ -391,7 +391,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
       const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
       report = {plan.choice.method, plan.choice.reason};
       const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
-                                               options.radius, &report};
+                                               options.radius, &report, options.tuning};
       run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
           neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);
       Kokkos::parallel_for("kernwerk::mpi::shard_merge", policy(space, 0, std::int64_t(n)),

@@ -20,9 +20,9 @@
 #include <limits>
 #include <optional>
 
-#include "kernwerk/impl/nearest_checks.hpp"
-#include "kernwerk/impl/nearest_chunked.hpp"
-#include "kernwerk/impl/neighbour_list.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/staging/chunked.hpp"
+#include "kernwerk/impl/nearest/neighbour_list.hpp"
 
 namespace kernwerk::impl {
 
@@ -39,10 +39,10 @@ struct mark_invalid_rows {
 };
 
 // Observation sets out of the execution space's reach from this size on are pipelined (below
-// it, nearest_copies.hpp).
+// it, staging/copies.hpp).
 inline constexpr std::size_t pipeline_min_rows = std::size_t(1) << 18;
 
-// two_phase false: large sets go through the chunk pipeline of nearest_chunked.hpp instead,
+// two_phase false: large sets go through the chunk pipeline of staging/chunked.hpp instead,
 // with the values checked on the host first (for comparisons: kernwerk_bench_nearest
 // --pipeline chunked). chunks: how many chunks the observations are cut into (more overlap the
 // copies with the computation, fewer cost less per chunk: the method runs once a chunk); 2 to

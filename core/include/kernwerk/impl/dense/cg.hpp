@@ -14,9 +14,9 @@
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 #include "kernwerk/impl/math.hpp"
-#include "kernwerk/impl/reduction_dispatch.hpp"
+#include "kernwerk/impl/maps/reductions.hpp"
 
 namespace kernwerk::impl {
 

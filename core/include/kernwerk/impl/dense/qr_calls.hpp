@@ -1,5 +1,5 @@
 #pragma once
-// The definitions of kernwerk/impl/qr_library.hpp, compiled by the library for each execution
+// The definitions of kernwerk/impl/dense/qr_library.hpp, compiled by the library for each execution
 // space and float and double. Every call checks its arguments, works on column-major copies in
 // the space's memory, and writes its outputs only once everything has been computed.
 #include <Kokkos_Core.hpp>
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/qr_generic.hpp"
-#include "kernwerk/impl/qr_library.hpp"
-#include "kernwerk/impl/qr_vendor.hpp"
+#include "kernwerk/impl/dense/qr.hpp"
+#include "kernwerk/impl/dense/qr_library.hpp"
+#include "kernwerk/impl/dense/qr_vendor.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/qr.hpp"

@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/sphere_grid.hpp"
-#include "kernwerk/impl/sort_pairs.hpp"
+#include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/index/sphere_grid.hpp"
+#include "kernwerk/impl/index/sort_pairs.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -218,7 +218,7 @@ struct point_bvh {
     return power;
   }
   // Memory the index keeps (with_grid: the first stage of nearest-neighbour searches on the
-  // sphere, sphere_grid.hpp).
+  // sphere, index/sphere_grid.hpp).
   static std::size_t bytes(std::int64_t references, int leaf, bool with_grid = true) {
     using carve = workspace<MemorySpace>;
     return carve::template bytes_for<double>(6 * 2 * leaf_nodes(references, leaf)) +

@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernwerk/impl/point_bvh.hpp"
-#include "kernwerk/impl/sphere_grid.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/index/sphere_grid.hpp"
 
 namespace kernwerk::impl {
 

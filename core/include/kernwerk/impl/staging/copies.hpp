@@ -16,7 +16,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "kernwerk/impl/nearest_chunked.hpp"
+#include "kernwerk/impl/staging/chunked.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {

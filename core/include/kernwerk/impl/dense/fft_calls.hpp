@@ -1,5 +1,5 @@
 #pragma once
-// The definitions of kernwerk/impl/fft_library.hpp, compiled by the library for each execution
+// The definitions of kernwerk/impl/dense/fft_library.hpp, compiled by the library for each execution
 // space and float and double: the plan's checks, the copy a complex-to-real transform needs,
 // the vendor's transform and the normalisation.
 #include <Kokkos_Core.hpp>
@@ -13,8 +13,8 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/fft.hpp"
-#include "kernwerk/impl/fft_library.hpp"
-#include "kernwerk/impl/fft_vendor.hpp"
+#include "kernwerk/impl/dense/fft_library.hpp"
+#include "kernwerk/impl/dense/fft_vendor.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 
 namespace kernwerk::impl {

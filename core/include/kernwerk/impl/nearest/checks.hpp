@@ -176,4 +176,32 @@ inline double radians_per_unit(angle_unit units) {
   return units == angle_unit::degrees ? 3.14159265358979323846 / 180.0 : 1.0;
 }
 
+// The checks of a k-nearest query that read no values: the options, both sets' shapes (the
+// same coordinates per point), the outputs against the observations and `reference_total`
+// references, and outputs overlapping an input. kernwerk::nearest and kernwerk::mpi::nearest
+// both run it (under MPI: one rank's share, which may be empty, against every rank's
+// references). Returns k.
+template <class Observations, class References, class Indices, class Distances>
+std::size_t check_nearest_shapes(const char* fn, const Observations& observations,
+                                 const References& references, const Indices& indices,
+                                 const Distances& distances, const nearest_options& options,
+                                 std::size_t reference_total, bool shares = false) {
+  check_sphere_options(fn, options.units, options.radius, options.metric);
+  check_point_shape(fn, "observations", observations, options.metric, shares);
+  if (references.extent(1) != observations.extent(1))
+    throw invalid_argument(fn, "references",
+                           std::to_string(references.extent(1)) +
+                               " coordinates per point, but observations have " +
+                               std::to_string(observations.extent(1)));
+  check_point_shape(fn, "references", references, options.metric, shares);
+  const std::size_t k =
+      check_outputs(fn, indices, distances, observations.extent(0), reference_total);
+  check_reference_count(fn, reference_total);
+  require_disjoint(fn, "indices", indices, "observations", observations);
+  require_disjoint(fn, "indices", indices, "references", references);
+  require_disjoint(fn, "distances", distances, "observations", observations);
+  require_disjoint(fn, "distances", distances, "references", references);
+  return k;
+}
+
 }  // namespace kernwerk::impl

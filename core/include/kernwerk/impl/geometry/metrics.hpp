@@ -1,18 +1,17 @@
 #pragma once
-// The portable implementation of kernwerk::nearest: one thread per observation, a float64 scan
-// over all reference points, keeping the k best in a neighbour_list.
-//
-// Haversine: the great-circle distance grows with the chord between unit vectors, so the scan
-// filters candidates by squared chord (three subtractions, three multiply-adds) and evaluates
-// the float64 haversine only for those the chord cannot rule out. The result is therefore
-// ordered by the float64 haversine itself, equal values by index.
+// The distances every search shares: points on the sphere as unit vectors beside their
+// latitudes and longitudes (the references prepared once into columns), the haversine and its
+// central angle, and the metrics the searches are written against, each with a cheap filter
+// (chord) and the key the results are ordered by:
+// - haversine: the great-circle distance grows with the chord between unit vectors, so a
+//   search filters candidates by squared chord (three subtractions, three multiply-adds) and
+//   evaluates the float64 haversine only for those the chord cannot rule out;
+// - Euclidean, 2-D or 3-D: the squared distance is both filter and key, exactly.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "kernwerk/impl/math.hpp"
-#include "kernwerk/impl/neighbour_list.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -147,89 +146,5 @@ struct euclidean_metric {
   KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const { return chord(o, j); }
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
-
-// Evaluates keys of one observation on demand, for neighbour_list.
-template <class Metric>
-struct key_evaluator {
-  const Metric& metric;
-  const typename Metric::point& o;
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t j) const { return metric.key(o, j); }
-};
-
-// Offers reference j (chord already computed) to the list.
-template <class Metric, class List>
-KOKKOS_INLINE_FUNCTION void consider(const key_evaluator<Metric>& keys, double chord,
-                                     std::int64_t j, List& list) {
-  if (list.admits(chord)) list.offer(chord, j, keys);
-}
-
-template <class Metric, class Output, class List>
-KOKKOS_INLINE_FUNCTION void write_list(const key_evaluator<Metric>& keys, const Output& output,
-                                       std::int64_t i, List& list) {
-  list.sort(keys);
-  for (int q = 0; q < list.k; ++q)
-    output.write(i, q, list.index[q], list.final_key(q, keys), keys.metric);
-}
-
-template <class Metric, int Capacity, class Output>
-struct brute_force {
-  Metric metric;
-  Output output;
-  std::int64_t reference_count;
-  int k;
-
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    const auto o = metric.observation(i);
-    const key_evaluator<Metric> keys{metric, o};
-    neighbour_list<Capacity> list(k, Metric::margin);
-    for (std::int64_t j = 0; j < reference_count; ++j)
-      consider(keys, metric.chord(o, j), j, list);
-    write_list(keys, output, i, list);
-  }
-};
-
-// Calls run(std::integral_constant<int, Capacity>) with the smallest capacity that holds k.
-template <class Run>
-void with_capacity(int k, Run&& run) {
-  if (k == 1) run(std::integral_constant<int, 1>());
-  else if (k <= 4) run(std::integral_constant<int, 4>());
-  else if (k <= 16) run(std::integral_constant<int, 16>());
-  else run(std::integral_constant<int, 32>());
-}
-
-template <class ExecutionSpace, class Metric, class Output>
-void run_brute_force(const ExecutionSpace& space, const Metric& metric, const Output& output,
-                     std::int64_t observation_count, std::int64_t reference_count, int k) {
-  with_capacity(k, [&](auto capacity) {
-    Kokkos::parallel_for(
-        "kernwerk::nearest::generic_brute_force",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0,
-                                                                             observation_count),
-        brute_force<Metric, decltype(capacity)::value, Output>{metric, output, reference_count, k});
-  });
-}
-
-// Runs the generic scan. All Views are accessible from `space` and the arguments are checked.
-template <class ExecutionSpace, class Observations, class References, class Output>
-void nearest_generic(const ExecutionSpace& space, const Observations& observations,
-                     const References& references, const Output& output, int k,
-                     bool haversine_metric, double scale, double radius) {
-  const auto n = static_cast<std::int64_t>(observations.extent(0));
-  const auto m = static_cast<std::int64_t>(references.extent(0));
-  if (haversine_metric) {
-    using memory_space = typename ExecutionSpace::memory_space;
-    workspace<memory_space> scratch(sphere_points_bytes<memory_space>(m));
-    const auto prepared = prepare_sphere_references(space, references, scale, scratch);
-    using metric = sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
-    run_brute_force(space, metric{observations, prepared, scale, radius}, output, n, m, k);
-    space.fence();  // before the workspace is released
-  } else if (observations.extent(1) == 2) {
-    run_brute_force(space, euclidean_metric<2, Observations, References>{observations, references},
-                    output, n, m, k);
-  } else {
-    run_brute_force(space, euclidean_metric<3, Observations, References>{observations, references},
-                    output, n, m, k);
-  }
-}
 
 }  // namespace kernwerk::impl

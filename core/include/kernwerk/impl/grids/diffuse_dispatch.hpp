@@ -7,7 +7,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
-#include "kernwerk/impl/diffuse_generic.hpp"
+#include "kernwerk/impl/grids/diffuse.hpp"
 
 namespace kernwerk::impl {
 

@@ -3,7 +3,7 @@
 // reference unit vectors (a counting sort into cells sized for about two references each on a
 // uniformly covered sphere). Where the references do cover the sphere, a search settles in its
 // own cell and the shells of cells around it (Chebyshev distance 1, 2) at the cost of a few
-// dozen distance tests, cheaper than any tree; the hierarchy (point_bvh.hpp) takes over
+// dozen distance tests, cheaper than any tree; the hierarchy (index/point_bvh.hpp) takes over
 // where that does not settle the answer. Where the references crowd into few cells (a cluster,
 // a band, tracks), the grid is not used at all: its statistics decide at build time.
 // Box distances are widened by a slack that covers the rounding of the cell assignment.
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernwerk/impl/nearest_generic.hpp"
+#include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {

@@ -1,7 +1,7 @@
 #pragma once
 // The QR calls the library compiles for each execution space of the build and float and double
-// (their definitions: kernwerk/impl/qr_generic.hpp, included only by the library).
-#include "kernwerk/impl/dense_views.hpp"
+// (their definitions: kernwerk/impl/dense/qr.hpp, included only by the library).
+#include "kernwerk/impl/dense/views.hpp"
 
 namespace kernwerk {
 struct qr_options;

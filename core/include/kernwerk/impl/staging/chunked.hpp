@@ -21,10 +21,10 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/nearest_bvh.hpp"
-#include "kernwerk/impl/neighbour_list.hpp"
-#include "kernwerk/impl/staging_traits.hpp"
+#include "kernwerk/impl/nearest/brute_force.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
+#include "kernwerk/impl/nearest/neighbour_list.hpp"
+#include "kernwerk/impl/staging/traits.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {

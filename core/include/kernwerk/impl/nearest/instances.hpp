@@ -2,7 +2,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/hip_space.hpp"
-#include "kernwerk/impl/nearest_dispatch.hpp"
+#include "kernwerk/impl/nearest/dispatch.hpp"
 
 // What the library compiles once (core/CMakeLists.txt makes one translation unit per execution
 // space and precision): calls with float64 or float32 points, int64 indices and distances of the

@@ -1,5 +1,5 @@
 #pragma once
-// kernwerk::nearest's course: the argument checks (nearest_checks.hpp), the method and the
+// kernwerk::nearest's course: the argument checks (nearest/checks.hpp), the method and the
 // implementation, the memory plan (one pass, or chunks), and the run.
 #include <Kokkos_Core.hpp>
 
@@ -15,32 +15,27 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/allocation_failure.hpp"
-#include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/nearest_chunked.hpp"
-#include "kernwerk/impl/nearest_bvh.hpp"
-#include "kernwerk/impl/nearest_checks.hpp"
-#include "kernwerk/impl/nearest_copies.hpp"
-#include "kernwerk/impl/nearest_pipelined.hpp"
-#include "kernwerk/impl/nearest_tuned.hpp"
+#include "kernwerk/impl/staging/allocation_failure.hpp"
+#include "kernwerk/impl/nearest/brute_force.hpp"
+#include "kernwerk/impl/staging/chunked.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
+#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/staging/copies.hpp"
+#include "kernwerk/impl/staging/pipelined.hpp"
+#include "kernwerk/impl/nearest/tuned.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/staging_traits.hpp"
+#include "kernwerk/impl/staging/traits.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::impl {
 
-// The automatic method's trial: on host spaces with k = 1, where the brute force is the tuned
-// float32 scan, both methods are timed on a sample of the observations and the index is kept
-// unless the brute force's estimate is smaller by more than index_preference (a sample's search
-// has less locality than the whole set's). Why only there, and these values: docs/architecture.md
-// ("The automatic method"), perf/results/layouts-host-epyc-2core.json, commit 78a7e57.
-struct automatic_policy {
-  static inline double min_pairs = double(std::int64_t(1) << 26);
-  static inline double index_preference = 1.6;
-  static inline std::int64_t min_sample = 512;
-  static inline std::int64_t sample_fraction = 256;  // of the observations
-};
+// The automatic method's trial (nearest_tuning's trial_* and index_preference): on host spaces
+// with k = 1, where the brute force is the tuned float32 scan, both methods are timed on a
+// sample of the observations and the index is kept unless the brute force's estimate is
+// smaller by more than index_preference. Why only there, and these values:
+// docs/architecture.md ("The automatic method"), perf/results/layouts-host-epyc-2core.json,
+// commit 78a7e57.
 struct trial_purpose;
 
 // A method's seconds on all n observations from its seconds(rows) on the first rows of a
@@ -80,7 +75,7 @@ struct method_choice {
 // The method by the sizes: the brute force on small sets (measured in perf/), the index as the
 // candidate on large ones for the haversine metric, unless the tuned brute force was asked
 // for. On large sets the call then times both on a sample of the observations
-// (impl::automatic_policy), and options.report says which ran and why.
+// (options.tuning), and options.report says which ran and why.
 inline method_choice choose_method(const nearest_options& options, std::size_t observations,
                                    std::size_t references) {
   if (options.method != method_kind::automatic) return {options.method, "asked for"};
@@ -97,32 +92,9 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
 
 namespace kernwerk::impl {
 
-// Step 1: the arguments' values (kernwerk::nearest checked their types). Throws on the first bad
-// one; returns k.
-template <class Observations, class References, class Indices, class Distances>
-std::size_t check_nearest_arguments(const Observations& observations, const References& references,
-                                    const Indices& indices, const Distances& distances,
-                                    const nearest_options& options) {
-  constexpr const char* fn = "nearest";
-  check_sphere_options(fn, options.units, options.radius, options.metric);
-  check_point_shape(fn, "observations", observations, options.metric);
-  if (references.extent(1) != observations.extent(1))
-    throw invalid_argument(fn, "references",
-                           std::to_string(references.extent(1)) +
-                               " coordinates per point, but observations have " +
-                               std::to_string(observations.extent(1)));
-  check_point_shape(fn, "references", references, options.metric);
-  const std::size_t k = check_outputs(fn, indices, distances, observations.extent(0), references.extent(0));
-  check_reference_count(fn, references.extent(0));
-  require_disjoint(fn, "indices", indices, "observations", observations);
-  require_disjoint(fn, "indices", indices, "references", references);
-  require_disjoint(fn, "distances", distances, "observations", observations);
-  require_disjoint(fn, "distances", distances, "references", references);
-  return k;
-}
-
-// Step 2: what runs. The method (choose_method), whether a timed trial decides it, and the
-// brute force's implementation; throws where the options ask for what this build lacks.
+// Step 2, after the checks of nearest/checks.hpp: what runs. The method (choose_method),
+// whether a timed trial decides it, and the brute force's implementation; throws where the
+// options ask for what this build lacks.
 struct nearest_plan {
   method_choice choice;
   bool trial;        // the index, unless a timed trial on a sample favours the brute force
@@ -142,8 +114,8 @@ nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::si
   const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
   plan.brute_tuned = options.implementation == implementation_kind::tuned ||
                      (options.implementation == implementation_kind::automatic && tuned_covers);
-  // The trial: automatic method, host spaces, against the tuned brute force (automatic_policy
-  // says why not elsewhere).
+  // The trial: automatic method, host spaces, against the tuned brute force (docs/architecture.md,
+  // "The automatic method", says why not elsewhere).
   plan.trial = indexed && options.method == method_kind::automatic && plan.brute_tuned && k == 1 &&
                nearest_tuned<ExecutionSpace>::available &&
                Kokkos::SpaceAccessibility<Kokkos::HostSpace,
@@ -162,7 +134,7 @@ nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::si
 
 // The Views a call is compiled for, whatever the layout and rank of the caller's: unmanaged and
 // strided (a rank-1 output as one column), so that the library compiles each call once per
-// execution space, value type and memory space (impl/nearest_instances.hpp). The checks,
+// execution space, value type and memory space (impl/nearest/instances.hpp). The checks,
 // copies and chunks read through the strides; the methods run on packed rows (below).
 template <class T, class MemorySpace>
 using call_points =
@@ -246,6 +218,7 @@ struct nearest_runner {
   bool haversine;
   double scale, radius;
   nearest_report* report;  // what ran and why
+  nearest_tuning tuning;
 
   template <class Obs, class Ref, class Output>
   void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
@@ -278,10 +251,12 @@ struct nearest_runner {
     }
   }
 
-  static bool trial_pays(std::size_t n, std::size_t m) {
-    const auto samples = std::max(automatic_policy::min_sample,
-                                  std::int64_t(n) / automatic_policy::sample_fraction);
-    return double(n) * double(m) >= automatic_policy::min_pairs && std::int64_t(n) >= 2 * samples;
+  std::int64_t trial_samples(std::int64_t n) const {
+    return std::max(tuning.trial_min_sample, n / std::max<std::int64_t>(1, tuning.trial_sample_fraction));
+  }
+  bool trial_pays(std::size_t n, std::size_t m) const {
+    return double(n) * double(m) >= tuning.trial_min_pairs &&
+           std::int64_t(n) >= 2 * trial_samples(std::int64_t(n));
   }
 
   // The brute force on a sample, then the index built and searched for it; the index goes on
@@ -291,8 +266,7 @@ struct nearest_runner {
     using memory_space = typename ExecutionSpace::memory_space;
     using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
     const auto n = static_cast<std::int64_t>(obs.extent(0));
-    const std::int64_t samples =
-        std::max(automatic_policy::min_sample, n / automatic_policy::sample_fraction);
+    const std::int64_t samples = trial_samples(n);
     using trial_scratch = workspace<memory_space, trial_purpose>;
     trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
                          trial_scratch::template bytes_for<std::int64_t>(samples * k) +
@@ -329,12 +303,12 @@ struct nearest_runner {
       char text[160];
       std::snprintf(text, sizeof text, "a trial on %lld observations: index %.3g s, brute force %.3g s",
                     static_cast<long long>(timed), index, brute);
-      const bool keep = index <= automatic_policy::index_preference * brute;
+      const bool keep = index <= tuning.index_preference * brute;
       *report = {keep ? method_kind::indexed : method_kind::brute, text};
       return keep;
     };
     const index_trial<method_points<double, memory_space>, sample_output> trial{sample, sample_out};
-    if (!nearest_indexed(space, obs, ref, output, k, scale, radius, &trial, &keep_index))
+    if (!nearest_indexed(space, obs, ref, output, k, scale, radius, tuning, &trial, &keep_index))
       brute(obs, ref, output, k);
   }
 };
@@ -348,7 +322,7 @@ void nearest_runner<ExecutionSpace>::run(const Obs& obs, const Ref& ref, const O
       if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
         indexed_after_trial(obs, ref, output, k);
       else
-        nearest_indexed(space, obs, ref, output, k, scale, radius);
+        nearest_indexed(space, obs, ref, output, k, scale, radius, tuning);
       return;
     default:
       brute(obs, ref, output, k);
@@ -363,14 +337,15 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                       const Distances& distances, const nearest_options& options) {
   scoped_region region("kernwerk::nearest");
   const std::size_t k =
-      check_nearest_arguments(observations, references, indices, distances, options);
+      check_nearest_shapes("nearest", observations, references, indices, distances, options,
+                           references.extent(0));
   const std::size_t n = observations.extent(0), m = references.extent(0);
   const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k);
 
   nearest_report report{plan.choice.method, plan.choice.reason};
   const bool haversine = options.metric == metric_kind::haversine;
   const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
-                                           options.radius, &report};
+                                           options.radius, &report, options.tuning};
   const auto finish = [&] {
     if (options.report) *options.report = report;
   };
@@ -403,7 +378,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   // One attempt within `budget` bytes; in chunks wherever `chunked` or the sets exceed it.
   const auto attempt = [&](std::size_t budget, bool chunked) {
     if (!chunked && pipelined && needed <= double(budget) && pipeline_policy::two_phase) {
-      wrote = true;  // nearest_pipelined.hpp writes the outputs as its chunks finish
+      wrote = true;  // staging/pipelined.hpp writes the outputs as its chunks finish
       nearest_pipelined(space, observations, references, indices_out, distances_out, int(k), run,
                         "nearest", options.metric, options.units);
       return;
@@ -422,7 +397,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
       return;
     }
     // In one pass: sets the execution space cannot reach are copied into its memory
-    // (nearest_copies.hpp), and the values checked there.
+    // (staging/copies.hpp), and the values checked there.
     nearest_copies<ExecutionSpace, Observations, References,
                    std::remove_const_t<decltype(indices_out)>,
                    std::remove_const_t<decltype(distances_out)>>

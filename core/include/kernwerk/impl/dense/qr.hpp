@@ -2,7 +2,7 @@
 // The blocked Householder QR written once on Kokkos (LAPACK's geqrf, orgqr and ormqr, left side):
 // panels of `block` columns are factored a column a launch by teams of rows, and the block reflector
 // H = I - V T V^T of a panel reaches the rest of the matrix through three kernwerk::gemm calls.
-// Matrices are column-major work Views owned by the caller (kernwerk/impl/qr_calls.hpp).
+// Matrices are column-major work Views owned by the caller (kernwerk/impl/dense/qr_calls.hpp).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <utility>
 
-#include "kernwerk/impl/gemm_generic.hpp"
+#include "kernwerk/impl/dense/gemm.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/linear_algebra.hpp"
 

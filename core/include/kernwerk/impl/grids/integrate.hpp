@@ -10,7 +10,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/impl/compensated.hpp"
-#include "kernwerk/impl/midpoint_grid.hpp"
+#include "kernwerk/impl/grids/midpoint_grid.hpp"
 
 namespace kernwerk::impl {
 

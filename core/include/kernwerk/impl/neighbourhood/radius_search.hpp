@@ -16,8 +16,8 @@
 #include <type_traits>
 
 #include "kernwerk/impl/math.hpp"
-#include "kernwerk/impl/nearest_generic.hpp"
-#include "kernwerk/impl/point_bvh.hpp"
+#include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/nearest_options.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // kernwerk::dbscan on the radius search's index, after ArborX's FDBSCAN-DenseBox: where at
-// least min_samples points share a dense cell (dense_cells.hpp: all within eps of each other),
+// least min_samples points share a dense cell (neighbourhood/dense_cells.hpp: all within eps of each other),
 // they are core points and one set without a search; every other point counts its neighbours
 // within eps (stopping at min_samples) to know whether it is a core point. Core points within
 // eps of each other are joined by a lock-free union-find, whose roots are the smallest index of
@@ -14,8 +14,8 @@
 
 #include <cstdint>
 
-#include "kernwerk/impl/dense_cells.hpp"
-#include "kernwerk/impl/radius_search.hpp"
+#include "kernwerk/impl/neighbourhood/dense_cells.hpp"
+#include "kernwerk/impl/neighbourhood/radius_search.hpp"
 
 namespace kernwerk::impl {
 

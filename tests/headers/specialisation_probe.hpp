@@ -1,5 +1,5 @@
 #pragma once
-// Included after one public header alone (tests/headers/CMakeLists.txt makes a unit of each).
+// Included after one installed header alone (tests/headers/CMakeLists.txt makes a unit of each).
 // For every trait that a backend folder specialises and every execution space of the build:
 // 1. where the header declared the trait, the trait is instantiated here and must say what the
 //    build's options select (static_assert);

@@ -315,8 +315,11 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
   REQUIRE(kw_fft_plan_create(KW_FLOAT64, KW_MEMORY_HOST, &shape, nullptr, &plan) == KW_SUCCESS);
   kw_sphere_index* index = nullptr;
   REQUIRE(kw_sphere_index_create(KW_FLOAT64, KW_MEMORY_HOST, points.values.data(), m, nullptr, &index) == KW_SUCCESS);
+  kw_index* kept = nullptr;
+  REQUIRE(kw_index_create(KW_FLOAT64, KW_MEMORY_HOST, 2, points.values.data(), m, nullptr, &kept) == KW_SUCCESS);
   kw_within_result* within = nullptr;
   kw_sphere_index* built = nullptr;
+  kw_index* made_index = nullptr;
   kw_fft_plan* made = nullptr;
   const auto span = [](auto& vector) {
     return std::pair<void*, std::size_t>(vector.data(), vector.size() * sizeof(vector[0]));
@@ -329,6 +332,14 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
        {one(built)}, [&] { built = nullptr; }, true},
       {"kw_sphere_index_nearest", [&] { return kw_sphere_index_nearest(index, queries.values.data(), n, k, indices.data(), distances.data()); },
        {span(indices), span(distances)}},
+      {"kw_index_create", [&] { return kw_index_create(KW_FLOAT64, KW_MEMORY_HOST, 2, points.values.data(), m, nullptr, &made_index); },
+       {one(made_index)}, [&] { made_index = nullptr; }, true},
+      {"kw_index_nearest", [&] { return kw_index_nearest(kept, queries.values.data(), n, k, indices.data(), distances.data()); },
+       {span(indices), span(distances)}},
+      {"kw_index_count_within", [&] { return kw_index_count_within(kept, queries.values.data(), n, 0.2, counts.data()); },
+       {span(counts)}},
+      {"kw_index_within", [&] { return kw_index_within(kept, queries.values.data(), n, 0.2, &within); },
+       {one(within)}, [&] { within = nullptr; }, true},
       {"kw_count_within", [&] { return kw_count_within(KW_FLOAT64, KW_MEMORY_HOST, 2, queries.values.data(), n, points.values.data(), m, 0.2, counts.data(), nullptr); },
        {span(counts)}},
       {"kw_within", [&] { return kw_within(KW_FLOAT64, KW_MEMORY_HOST, 2, queries.values.data(), n, points.values.data(), m, 0.2, nullptr, &within); },
@@ -366,9 +377,11 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
   };
   const auto release = [&] {  // the handles calls made
     kw_sphere_index_destroy(built);
+    kw_index_destroy(made_index);
     kw_within_result_destroy(within);
     kw_fft_plan_destroy(made);
     built = nullptr;
+    made_index = nullptr;
     within = nullptr;
     made = nullptr;
   };
@@ -415,6 +428,7 @@ TEST_CASE("every C call when allocations fail: its answer, or KW_OUT_OF_MEMORY a
   }
   MESSAGE(summary);
   kw_sphere_index_destroy(index);
+  kw_index_destroy(kept);
   kw_fft_plan_destroy(plan);
 }
 

@@ -282,6 +282,103 @@ TEST_CASE("C API: a sphere index built once answers as kw_nearest, on host and d
     }
 }
 
+TEST_CASE("C API: kw_index answers as kw_nearest, kw_within and kw_count_within, both metrics") {
+  const int64_t n = 700, m = 1500, k = 3;
+  for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE})
+    for (int metric : {0, 1}) {
+      CAPTURE(int(memory));
+      CAPTURE(metric);
+      const int64_t dimension = metric == 0 ? 2 : 3;
+      const double radius = metric == 0 ? 0.08 : 1.5;
+      buffer<double> qs(memory, random_values<double>(dimension * n, 31, -1.5, 1.5));
+      buffer<double> ps(memory, random_values<double>(dimension * m, 32, -1.5, 1.5));
+      kw_within_options options;
+      kw_within_options_default(&options);
+      options.metric = metric;
+      kw_index* index = nullptr;
+      REQUIRE(kw_index_create(KW_FLOAT64, memory, dimension, ps.data(), m, &options, &index) == KW_SUCCESS);
+      CHECK(kw_index_size(index) == m);
+      CHECK(kw_index_dimension(index) == dimension);
+
+      buffer<int64_t> idx(memory, std::vector<int64_t>(n * k, -1)), expected_idx(memory, std::vector<int64_t>(n * k, -1));
+      buffer<double> dist(memory, std::vector<double>(n * k, -1)), expected_dist(memory, std::vector<double>(n * k, -1));
+      REQUIRE(kw_index_nearest(index, qs.data(), n, k, idx.data(), dist.data()) == KW_SUCCESS);
+      kw_nearest_options nearest_options;
+      kw_nearest_options_default(&nearest_options);
+      nearest_options.metric = metric;
+      nearest_options.method = 2;  // indexed
+      REQUIRE(kw_nearest(KW_FLOAT64, memory, dimension, qs.data(), n, ps.data(), m, k, expected_idx.data(),
+                         expected_dist.data(), &nearest_options) == KW_SUCCESS);
+      CHECK(idx.values() == expected_idx.values());
+      CHECK(dist.values() == expected_dist.values());
+
+      buffer<int64_t> counts(memory, std::vector<int64_t>(n, -1)), expected_counts(memory, std::vector<int64_t>(n, -1));
+      REQUIRE(kw_index_count_within(index, qs.data(), n, radius, counts.data()) == KW_SUCCESS);
+      REQUIRE(kw_count_within(KW_FLOAT64, memory, dimension, qs.data(), n, ps.data(), m, radius,
+                              expected_counts.data(), &options) == KW_SUCCESS);
+      CHECK(counts.values() == expected_counts.values());
+
+      kw_within_result *kept = nullptr, *once = nullptr;
+      REQUIRE(kw_index_within(index, qs.data(), n, radius, &kept) == KW_SUCCESS);
+      REQUIRE(kw_within(KW_FLOAT64, memory, dimension, qs.data(), n, ps.data(), m, radius, &options, &once) ==
+              KW_SUCCESS);
+      const int64_t total = kw_within_result_total(once);
+      CHECK(total > n);
+      CHECK(kw_within_result_total(kept) == total);
+      buffer<int64_t> offsets(memory, std::vector<int64_t>(n + 1)), found(memory, std::vector<int64_t>(total));
+      buffer<double> found_distances(memory, std::vector<double>(total));
+      buffer<int64_t> offsets_once(memory, std::vector<int64_t>(n + 1)), found_once(memory, std::vector<int64_t>(total));
+      buffer<double> found_distances_once(memory, std::vector<double>(total));
+      REQUIRE(kw_within_result_copy(kept, offsets.data(), found.data(), found_distances.data()) == KW_SUCCESS);
+      REQUIRE(kw_within_result_copy(once, offsets_once.data(), found_once.data(), found_distances_once.data()) ==
+              KW_SUCCESS);
+      CHECK(offsets.values() == offsets_once.values());
+      CHECK(found.values() == found_once.values());
+      CHECK(found_distances.values() == found_distances_once.values());
+      kw_within_result_destroy(kept);
+      kw_within_result_destroy(once);
+
+      // Bad input: named, outputs untouched.
+      const auto before = idx.values();
+      expect_failure(kw_index_nearest(index, qs.data(), n, 0, idx.data(), dist.data()), KW_INVALID_ARGUMENT,
+                     "k: must be 1 to 32");
+      expect_failure(kw_index_nearest(index, nullptr, n, k, idx.data(), dist.data()), KW_INVALID_ARGUMENT,
+                     "queries: is NULL");
+      expect_failure(kw_index_nearest(nullptr, qs.data(), n, k, idx.data(), dist.data()), KW_INVALID_ARGUMENT,
+                     "index: is NULL");
+      auto bad_values = qs.values();
+      bad_values[dimension * 5] = NAN;
+      buffer<double> bad(memory, bad_values);
+      expect_failure(kw_index_nearest(index, bad.data(), n, k, idx.data(), dist.data()), KW_INVALID_ARGUMENT,
+                     "queries: point 5");
+      CHECK(idx.values() == before);
+      expect_failure(kw_index_count_within(index, qs.data(), n, -1.0, counts.data()), KW_INVALID_ARGUMENT,
+                     "radius: must be finite");
+      expect_failure(kw_index_within(index, qs.data(), n, radius, nullptr), KW_INVALID_ARGUMENT, "result: is NULL");
+      expect_failure(kw_index_count_within(nullptr, qs.data(), n, radius, counts.data()), KW_INVALID_ARGUMENT,
+                     "index: is NULL");
+      CHECK(kw_index_destroy(index) == KW_SUCCESS);
+
+      kw_index* none = nullptr;
+      options.metric = 2;
+      expect_failure(kw_index_create(KW_FLOAT64, memory, dimension, ps.data(), m, &options, &none),
+                     KW_INVALID_ARGUMENT, "options->metric");
+      options.metric = metric;
+      expect_failure(kw_index_create(KW_FLOAT64, memory, 4, ps.data(), m, &options, &none), KW_INVALID_ARGUMENT,
+                     "points: ");
+      expect_failure(kw_index_create(KW_FLOAT64, memory, dimension, nullptr, m, &options, &none),
+                     KW_INVALID_ARGUMENT, "points: is NULL");
+      CHECK(none == nullptr);
+      // An empty index finds nothing within any radius.
+      REQUIRE(kw_index_create(KW_FLOAT64, memory, dimension, nullptr, 0, &options, &none) == KW_SUCCESS);
+      CHECK(kw_index_size(none) == 0);
+      REQUIRE(kw_index_count_within(none, qs.data(), n, radius, counts.data()) == KW_SUCCESS);
+      CHECK(counts.values() == std::vector<int64_t>(n, 0));
+      CHECK(kw_index_destroy(none) == KW_SUCCESS);
+      CHECK(kw_index_destroy(nullptr) == KW_SUCCESS);
+    }
+}
+
 TEST_CASE("C API: diffuse, reductions, maps and dense algebra against C++") {
   for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE}) {
     CAPTURE(int(memory));

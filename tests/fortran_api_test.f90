@@ -228,6 +228,61 @@ contains
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'index', 'a destroyed index')
   end subroutine
 
+  ! kw_index over Euclidean points: the answers of kw_nearest, kw_count_within and kw_within
+  ! (checked against the brute force above), bit for bit; its failures.
+  subroutine index_checks(queries, points)
+    real(real64), intent(inout) :: queries(:, :), points(:, :)
+    type(kw_index) :: kept
+    integer(int64) :: counts(size(queries, 2)), expected_counts(size(queries, 2)), offsets(size(queries, 2) + 1)
+    integer(int64) :: expected_offsets(size(queries, 2) + 1), got(3, size(queries, 2)), want(3, size(queries, 2))
+    real(real64) :: found(3, size(queries, 2)), expected(3, size(queries, 2))
+    integer(int64), allocatable :: indices(:), expected_indices(:)
+    real(real64), allocatable :: distances(:), expected_distances(:)
+    real(real32) :: queries32(size(queries, 1), size(queries, 2)), found32(3, size(queries, 2))
+    call check(kw_index_size(kept) == 0, 'kw_index: not built, no points')
+    call kw_index_create(kept, points, euclidean=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. kw_index_size(kept) == size(points, 2), 'kw_index: built')
+    call kw_index_nearest(kept, queries, got, found, stat=stat)
+    call kw_nearest(queries, points, want, expected, euclidean=.true.)
+    call check(stat == KW_SUCCESS .and. all(got == want) .and. all(found == expected), &
+               'kw_index_nearest: kw_nearest''s answers')
+    call kw_index_count_within(kept, queries, 0.2_real64, counts, stat=stat)
+    call kw_count_within(queries, points, 0.2_real64, expected_counts, euclidean=.true.)
+    call check(stat == KW_SUCCESS .and. all(counts == expected_counts), 'kw_index_count_within: the counts')
+    call kw_index_within(kept, queries, 0.2_real64, offsets, indices, distances, stat=stat)
+    call kw_within(queries, points, 0.2_real64, expected_offsets, expected_indices, expected_distances, &
+                   euclidean=.true.)
+    call check(stat == KW_SUCCESS .and. all(offsets == expected_offsets) .and. &
+               all(indices == expected_indices) .and. all(distances == expected_distances), &
+               'kw_index_within: the neighbours, 1-based')
+    call kw_index_within(kept, queries, 0.2_real64, offsets, indices, stat=stat)
+    call check(stat == KW_SUCCESS .and. all(indices == expected_indices), 'kw_index_within without distances')
+    queries32 = real(queries, real32)
+    got = -7
+    call kw_index_nearest(kept, queries32, got, found32, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'queries', 'kw_index: real32 queries, real64 index')
+    call kw_index_nearest(kept, queries(1:1, :), got, found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'queries', 'kw_index: queries of one coordinate')
+    queries(1, 3) = ieee_nan()
+    call kw_index_nearest(kept, queries, got, found, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'queries', 'kw_index: a NaN query')
+    call check(all(got == -7), 'kw_index: outputs untouched by the failures')
+    counts = -3
+    call kw_index_count_within(kept, queries(:, 1:2), 0.2_real64, counts, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'counts', 'kw_index: counts of another length')
+    call kw_index_within(kept, queries(:, 4:), -1.0_real64, offsets(4:), indices, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'radius', 'kw_index: a negative distance')
+    call check(all(counts == -3), 'kw_index: counts untouched')
+    queries(1, 3) = queries(1, 2)
+    call kw_index_create(kept, points(1:1, :), euclidean=.true., stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'points', 'kw_index: points of one coordinate')
+    call check(kw_index_size(kept) == size(points, 2), 'kw_index: a failed build leaves it as it was')
+    call kw_index_destroy(kept, stat=stat)
+    call check(stat == KW_SUCCESS .and. kw_index_size(kept) == 0, 'kw_index: destroyed')
+    call kw_index_count_within(kept, queries, 0.2_real64, counts, stat=stat)
+    call expect_failure(stat, KW_INVALID_ARGUMENT, 'index', 'kw_index: a destroyed index')
+  end subroutine
+
   ! Radius search against a float64 brute force written here (Euclidean), and DBSCAN on two
   ! blobs and scattered points whose answer is known by construction; their failures.
   subroutine neighbourhood_checks()
@@ -283,6 +338,7 @@ contains
     call kw_count_within(queries, points, 0.2_real64, counts(1:59), euclidean=.true., stat=stat)
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'counts', 'count_within: counts too short')
     call check(all(counts == -3), 'count_within: counts untouched')
+    call index_checks(queries, points)
 
     call random_number(blobs)
     blobs(:, 1:30) = 5 + 0.01_real64 * blobs(:, 1:30)     ! the first cluster

@@ -142,7 +142,7 @@ void run_on_host_views(const host_points& observations, const host_points& refer
 }
 
 // The ways a test runs nearest on Space: the brute force (generic, and tuned where the build
-// has it) and the indexed method (haversine).
+// has it) and the indexed method.
 struct variant {
   std::string name;
   nearest_options options;
@@ -160,11 +160,9 @@ std::vector<variant> variants(metric_kind metric = metric_kind::haversine, int k
     options.implementation = implementation_kind::tuned;
     all.push_back({"brute tuned", options});
   }
-  if (metric == metric_kind::haversine) {
-    options.method = method_kind::indexed;
-    options.implementation = implementation_kind::automatic;
-    all.push_back({"indexed", options});
-  }
+  options.method = method_kind::indexed;
+  options.implementation = implementation_kind::automatic;
+  all.push_back({"indexed", options});
   return all;
 }
 

@@ -210,19 +210,20 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: single-point sets", Space, single_points) {
 TEST_CASE_TEMPLATE_APPLY(single_points, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("nearest: euclidean in 2-D and 3-D", Space, euclidean) {
-  nearest_options options;
-  options.metric = metric_kind::euclidean;
   for (std::size_t dimension : {2u, 3u}) {
     CAPTURE(dimension);
     auto references = uniform_box(600, dimension, 10 + dimension);
     const auto observations = uniform_box(1500, dimension, 20 + dimension);
     // Duplicate the first ten references at the end: the earlier copy must win.
     for (std::size_t k = 0; k < 10 * dimension; ++k) references.values.push_back(references.values[k]);
-    const auto result = run_nearest<Space>(observations, references, options);
-    check_all(observations, references, result, options);
-    const auto exact = run_nearest<Space>(references, references, options);
-    for (std::size_t k = 0; k < references.count(); ++k)
-      CHECK(exact.indices[k] == static_cast<std::int64_t>(k < 600 ? k : k - 600));
+    for (const auto& v : variants<Space>(metric_kind::euclidean)) {
+      CAPTURE(v.name);
+      const auto result = run_nearest<Space>(observations, references, v.options);
+      check_all(observations, references, result, v.options);
+      const auto exact = run_nearest<Space>(references, references, v.options);
+      for (std::size_t k = 0; k < references.count(); ++k)
+        CHECK(exact.indices[k] == static_cast<std::int64_t>(k < 600 ? k : k - 600));
+    }
   }
 }
 TEST_CASE_TEMPLATE_APPLY(euclidean, enabled_spaces);
@@ -268,10 +269,11 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: k nearest, sorted, ties by index", Space, k_
   const auto few = uniform_sphere(5, 19);
   for (const auto& v : variants<Space>(metric_kind::haversine, 5))
     check_all(observations, few, run_nearest<Space>(observations, few, v.options, 5), v.options);
-  nearest_options euclidean;
-  euclidean.metric = metric_kind::euclidean;
   const auto box_refs = uniform_box(300, 3, 20), box_obs = uniform_box(200, 3, 21);
-  check_all(box_obs, box_refs, run_nearest<Space>(box_obs, box_refs, euclidean, 6), euclidean);
+  for (const auto& v : variants<Space>(metric_kind::euclidean, 6)) {
+    CAPTURE(v.name);
+    check_all(box_obs, box_refs, run_nearest<Space>(box_obs, box_refs, v.options, 6), v.options);
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(k_nearest, enabled_spaces);
 

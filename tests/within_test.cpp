@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "execution_spaces.hpp"
+#include "kernwerk/spatial_index.hpp"
 #include "kernwerk/within.hpp"
 #include "layouts.hpp"
 #include "nearest_support.hpp"
@@ -40,8 +41,19 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
   kernwerk::count_within(Space(), q, p, radius, counts, options);
   REQUIRE(indices.extent(0) == distances.extent(0));
-  return {to_host_vector<std::int64_t, Space>(offsets), to_host_vector<std::int64_t, Space>(indices),
-          to_host_vector<std::int64_t, Space>(counts), to_host_vector<double, Space>(distances)};
+  const radius_result got{to_host_vector<std::int64_t, Space>(offsets), to_host_vector<std::int64_t, Space>(indices),
+                          to_host_vector<std::int64_t, Space>(counts), to_host_vector<double, Space>(distances)};
+  // A kept index (which holds the sphere's grid as well) answers the same, bit for bit.
+  const kernwerk::spatial_index<Space> kept(Space(), p, options);
+  Kokkos::deep_copy(offsets, -1);
+  Kokkos::deep_copy(counts, -1);
+  kept.within(Space(), q, radius, offsets, indices, distances);
+  kept.count_within(Space(), q, radius, counts);
+  CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
+  CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+  CHECK(to_host_vector<double, Space>(distances) == got.distances);
+  CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  return got;
 }
 
 nearest_options as_nearest(const within_options& options) {

@@ -99,6 +99,13 @@ end module kernwerk_support
 !! - `call kw_sphere_index_nearest(index, observations, indices, distances [, stat])`:
 !!   observations(2, n) of the kind the index was built from; indices(k, n) 1-based and
 !!   distances(k, n) as kw_nearest's.
+!! - `call kw_index_create(index, points [, degrees, radius, euclidean, stat])`: builds a
+!!   kw_index over points(dimension, m) (m may be 0); one built before is destroyed once the new
+!!   one stands. Then, with queries(dimension, n) of the kind it was built from:
+!!   `call kw_index_nearest(index, queries, indices, distances [, stat])` as kw_nearest,
+!!   `call kw_index_count_within(index, queries, distance, counts [, stat])` as
+!!   kw_count_within, `call kw_index_within(index, queries, distance, offsets, indices
+!!   [, distances, stat])` as kw_within. kw_sphere_index_* is its first name (deprecated).
 !! - `call kw_count_within(queries, points, distance, counts [, degrees, radius, euclidean,
 !!   stat])`: counts(n) (integer(int64)) receives the number of points(dimension, m) within
 !!   `distance` of each of queries(dimension, n) (a point at exactly `distance` counts).
@@ -167,7 +174,9 @@ module kernwerk
             kw_sphere_index_create, kw_sphere_index_create_device, kw_sphere_index_nearest, &
             kw_sphere_index_nearest_device, kw_sphere_index_size, kw_sphere_index_destroy, &
             kw_count_within, kw_within, kw_dbscan, kw_qr, kw_qr_factor, kw_apply_q, &
-            kw_solve_least_squares, kw_fft
+            kw_solve_least_squares, kw_fft, kw_index_create, kw_index_create_device, &
+            kw_index_nearest, kw_index_nearest_device, kw_index_count_within, kw_index_within, &
+            kw_index_size, kw_index_destroy
 
   !> A sphere index (kw_sphere_index_* in kernwerk.h): built once over references, queried many
   !! times with the answers of kw_nearest. Destroy it before kw_finalize.
@@ -176,6 +185,17 @@ module kernwerk
     type(c_ptr) :: handle = c_null_ptr      !< the C index; null until built
     integer(c_int) :: type = KW_FLOAT64     !< KW_FLOAT32 or KW_FLOAT64, of its references
     integer(c_int) :: memory = 0            !< host (0) or device (1) memory
+  end type
+
+  !> A spatial index (kw_index_* in kernwerk.h): built once over points, queried many times
+  !! with the answers of kw_nearest, kw_within and kw_count_within. Destroy it before
+  !! kw_finalize.
+  type, public :: kw_index
+    private
+    type(c_ptr) :: handle = c_null_ptr      !< the C index; null until built
+    integer(c_int) :: type = KW_FLOAT64     !< KW_FLOAT32 or KW_FLOAT64, of its points
+    integer(c_int) :: memory = 0            !< host (0) or device (1) memory
+    integer(int64) :: dimension = 0         !< coordinates per point
   end type
 
   type, bind(C) :: within_options_c  ! kw_within_options
@@ -380,10 +400,60 @@ module kernwerk
       import :: c_int, c_ptr
       type(c_ptr), value :: index
     end function
+    integer(c_int) function c_spatial_create(type, memory, dimension, points, m, options, index) &
+        bind(C, name="kw_index_create")
+      import :: c_int, c_int64_t, c_ptr, within_options_c
+      integer(c_int), value :: type, memory
+      integer(c_int64_t), value :: dimension, m
+      type(c_ptr), value :: points
+      type(within_options_c), intent(in) :: options
+      type(c_ptr), intent(inout) :: index
+    end function
+    integer(c_int) function c_spatial_nearest(index, queries, n, k, indices, distances) &
+        bind(C, name="kw_index_nearest")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: index, queries, indices, distances
+      integer(c_int64_t), value :: n, k
+    end function
+    integer(c_int) function c_spatial_count_within(index, queries, n, distance, counts) &
+        bind(C, name="kw_index_count_within")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      type(c_ptr), value :: index, queries, counts
+      integer(c_int64_t), value :: n
+      real(c_double), value :: distance
+    end function
+    integer(c_int) function c_spatial_within(index, queries, n, distance, result) &
+        bind(C, name="kw_index_within")
+      import :: c_int, c_int64_t, c_ptr, c_double
+      type(c_ptr), value :: index, queries
+      integer(c_int64_t), value :: n
+      real(c_double), value :: distance
+      type(c_ptr), intent(inout) :: result
+    end function
+    integer(c_int64_t) function c_spatial_size(index) bind(C, name="kw_index_size")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: index
+    end function
+    integer(c_int) function c_spatial_destroy(index) bind(C, name="kw_index_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: index
+    end function
   end interface
 
   interface kw_nearest
     module procedure nearest_real32, nearest_real64
+  end interface
+  interface kw_index_create
+    module procedure spatial_create_real32, spatial_create_real64
+  end interface
+  interface kw_index_nearest
+    module procedure spatial_nearest_real32, spatial_nearest_real64
+  end interface
+  interface kw_index_count_within
+    module procedure spatial_count_within_real32, spatial_count_within_real64
+  end interface
+  interface kw_index_within
+    module procedure spatial_within_real32, spatial_within_real64
   end interface
   interface kw_sphere_index_create
     module procedure index_create_real32, index_create_real64
@@ -936,6 +1006,259 @@ contains
     integer, intent(out), optional :: stat
     integer(c_int) :: status
     status = c_index_destroy(index%handle)
+    if (status == KW_SUCCESS) index%handle = c_null_ptr
+    call finish(status, stat)
+  end subroutine
+
+  ! ---- the spatial index: points(dimension, m), one point per column ------------------------
+  subroutine spatial_create_real64(index, points, degrees, radius, euclidean, stat)
+    type(kw_index), intent(inout) :: index
+    real(real64), intent(in), target, contiguous :: points(:, :)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call spatial_create(index, KW_FLOAT64, host_memory, size(points, 1, int64), c_loc(points), &
+                        size(points, 2, int64), within_options_of(degrees, radius, euclidean), stat)
+  end subroutine
+
+  subroutine spatial_create_real32(index, points, degrees, radius, euclidean, stat)
+    type(kw_index), intent(inout) :: index
+    real(real32), intent(in), target, contiguous :: points(:, :)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call spatial_create(index, KW_FLOAT32, host_memory, size(points, 1, int64), c_loc(points), &
+                        size(points, 2, int64), within_options_of(degrees, radius, euclidean), stat)
+  end subroutine
+
+  !> kw_index_create on device memory: points row after row (m x dimension, contiguous) on the
+  !! GPU, of KW_FLOAT32 or KW_FLOAT64; query the index with kw_index_nearest_device.
+  subroutine kw_index_create_device(index, type, dimension, points, m, degrees, radius, euclidean, stat)
+    type(kw_index), intent(inout) :: index
+    integer, intent(in) :: type
+    integer(int64), intent(in) :: dimension, m
+    type(c_ptr), intent(in) :: points
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    integer, intent(out), optional :: stat
+    call spatial_create(index, int(type, c_int), device_memory, dimension, points, m, &
+                        within_options_of(degrees, radius, euclidean), stat)
+  end subroutine
+
+  ! Builds the index; one built before is destroyed once the new one stands (a failure leaves
+  ! it as it was).
+  subroutine spatial_create(index, type, memory, dimension, points, m, options, stat)
+    type(kw_index), intent(inout) :: index
+    integer(c_int), intent(in) :: type, memory
+    integer(int64), intent(in) :: dimension, m
+    type(c_ptr), intent(in) :: points
+    type(within_options_c), intent(in) :: options
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    type(c_ptr) :: made
+    made = c_null_ptr
+    status = c_spatial_create(type, memory, dimension, points, m, options, made)
+    if (status == KW_SUCCESS) then
+      if (c_associated(index%handle)) status = c_spatial_destroy(index%handle)
+      index = kw_index(made, type, memory, dimension)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! queries(dimension, n) of the kind the index was built from, on the host.
+  integer(c_int) function spatial_check(fn, index, type, dimension, memory) result(status)
+    character(*), intent(in) :: fn
+    type(kw_index), intent(in) :: index
+    integer(c_int), intent(in) :: type, memory
+    integer(int64), intent(in) :: dimension
+    status = KW_SUCCESS
+    if (.not. c_associated(index%handle)) then
+      status = invalid(fn, "index", "is not built (kw_index_create)")
+    else if (index%memory /= memory .and. memory == host_memory) then
+      status = invalid(fn, "index", "holds device memory: query it with kw_index_nearest_device")
+    else if (index%memory /= memory) then
+      status = invalid(fn, "index", "holds host memory: query it with kw_index_nearest")
+    else if (type /= index%type) then
+      status = invalid(fn, "queries", "are " // kind_name(type) // "; the index was built from " // &
+                       kind_name(index%type) // " points")
+    else if (dimension /= index%dimension) then
+      status = invalid(fn, "queries", text(dimension) // " coordinates per point, the index's points have " // &
+                       text(index%dimension))
+    end if
+  end function
+
+  subroutine spatial_nearest_real64(index, queries, indices, distances, stat)
+    type(kw_index), intent(in) :: index
+    real(real64), intent(in), target, contiguous :: queries(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real64), intent(inout), target, contiguous :: distances(:, :)
+    integer, intent(out), optional :: stat
+    call spatial_nearest(index, KW_FLOAT64, shape(queries, int64), c_loc(queries), indices, &
+                         shape(distances, int64), c_loc(distances), stat)
+  end subroutine
+
+  subroutine spatial_nearest_real32(index, queries, indices, distances, stat)
+    type(kw_index), intent(in) :: index
+    real(real32), intent(in), target, contiguous :: queries(:, :)
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    real(real32), intent(inout), target, contiguous :: distances(:, :)
+    integer, intent(out), optional :: stat
+    call spatial_nearest(index, KW_FLOAT32, shape(queries, int64), c_loc(queries), indices, &
+                         shape(distances, int64), c_loc(distances), stat)
+  end subroutine
+
+  ! indices(k, n) 1-based and distances(k, n), nearest first.
+  subroutine spatial_nearest(index, type, query_shape, queries, indices, distance_shape, distances, stat)
+    type(kw_index), intent(in) :: index
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: query_shape(2), distance_shape(2)
+    type(c_ptr), intent(in) :: queries, distances
+    integer(int64), intent(inout), target, contiguous :: indices(:, :)
+    integer, intent(out), optional :: stat
+    character(*), parameter :: fn = "kw_index_nearest"
+    integer(c_int) :: status
+    status = spatial_check(fn, index, type, query_shape(1), host_memory)
+    if (status == KW_SUCCESS) &
+      status = nearest_check(fn, query_shape(1), query_shape(1), query_shape(2), size(indices, 1, int64), &
+                             size(indices, 2, int64), distance_shape(1), distance_shape(2))
+    if (status == KW_SUCCESS) then
+      status = c_spatial_nearest(index%handle, queries, query_shape(2), size(indices, 1, int64), &
+                                 c_loc(indices), distances)
+      if (status == KW_SUCCESS) indices = indices + 1
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  !> kw_index_nearest on device memory: queries (n x dimension), indices and distances (n x k,
+  !! 0-based indices) on the GPU, of the type the index was built from.
+  subroutine kw_index_nearest_device(index, queries, n, k, indices, distances, stat)
+    type(kw_index), intent(in) :: index
+    type(c_ptr), intent(in) :: queries, indices, distances
+    integer(int64), intent(in) :: n, k
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = spatial_check("kw_index_nearest_device", index, index%type, index%dimension, device_memory)
+    if (status == KW_SUCCESS) status = c_spatial_nearest(index%handle, queries, n, k, indices, distances)
+    call finish(status, stat)
+  end subroutine
+
+  subroutine spatial_count_within_real64(index, queries, distance, counts, stat)
+    type(kw_index), intent(in) :: index
+    real(real64), intent(in), target, contiguous :: queries(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    integer, intent(out), optional :: stat
+    call spatial_count_within(index, KW_FLOAT64, shape(queries, int64), c_loc(queries), distance, counts, stat)
+  end subroutine
+
+  subroutine spatial_count_within_real32(index, queries, distance, counts, stat)
+    type(kw_index), intent(in) :: index
+    real(real32), intent(in), target, contiguous :: queries(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    integer, intent(out), optional :: stat
+    call spatial_count_within(index, KW_FLOAT32, shape(queries, int64), c_loc(queries), distance, counts, stat)
+  end subroutine
+
+  subroutine spatial_count_within(index, type, query_shape, queries, distance, counts, stat)
+    type(kw_index), intent(in) :: index
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: query_shape(2)
+    type(c_ptr), intent(in) :: queries
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), target, contiguous :: counts(:)
+    integer, intent(out), optional :: stat
+    character(*), parameter :: fn = "kw_index_count_within"
+    integer(c_int) :: status
+    status = spatial_check(fn, index, type, query_shape(1), host_memory)
+    if (status == KW_SUCCESS .and. size(counts, kind=int64) /= query_shape(2)) &
+      status = invalid(fn, "counts", "has " // text(size(counts, kind=int64)) // " entries for " // &
+                       text(query_shape(2)) // " queries")
+    if (status == KW_SUCCESS) &
+      status = c_spatial_count_within(index%handle, queries, query_shape(2), distance, c_loc(counts))
+    call finish(status, stat)
+  end subroutine
+
+  subroutine spatial_within_real64(index, queries, distance, offsets, indices, distances, stat)
+    type(kw_index), intent(in) :: index
+    real(real64), intent(in), target, contiguous :: queries(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real64), allocatable, intent(inout), target, optional :: distances(:)
+    integer, intent(out), optional :: stat
+    real(real64), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    type(c_ptr) :: result
+    integer(c_int) :: status
+    status = spatial_within(index, KW_FLOAT64, shape(queries, int64), c_loc(queries), distance, &
+                            size(offsets, kind=int64), result)
+    if (status == KW_SUCCESS) then
+      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
+      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+    end if
+    if (status == KW_SUCCESS) then
+      call move_alloc(found, indices)
+      if (present(distances)) call move_alloc(found_distances, distances)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  subroutine spatial_within_real32(index, queries, distance, offsets, indices, distances, stat)
+    type(kw_index), intent(in) :: index
+    real(real32), intent(in), target, contiguous :: queries(:, :)
+    real(real64), intent(in) :: distance
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real32), allocatable, intent(inout), target, optional :: distances(:)
+    integer, intent(out), optional :: stat
+    real(real32), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    type(c_ptr) :: result
+    integer(c_int) :: status
+    status = spatial_within(index, KW_FLOAT32, shape(queries, int64), c_loc(queries), distance, &
+                            size(offsets, kind=int64), result)
+    if (status == KW_SUCCESS) then
+      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
+      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+    end if
+    if (status == KW_SUCCESS) then
+      call move_alloc(found, indices)
+      if (present(distances)) call move_alloc(found_distances, distances)
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! The search of kw_index_within, its result held in `result` on success.
+  integer(c_int) function spatial_within(index, type, query_shape, queries, distance, offset_count, result) &
+      result(status)
+    type(kw_index), intent(in) :: index
+    integer(c_int), intent(in) :: type
+    integer(int64), intent(in) :: query_shape(2), offset_count
+    type(c_ptr), intent(in) :: queries
+    real(real64), intent(in) :: distance
+    type(c_ptr), intent(out) :: result
+    character(*), parameter :: fn = "kw_index_within"
+    result = c_null_ptr
+    status = spatial_check(fn, index, type, query_shape(1), host_memory)
+    if (status == KW_SUCCESS .and. offset_count /= query_shape(2) + 1) &
+      status = invalid(fn, "offsets", "has " // text(offset_count) // " entries for " // text(query_shape(2)) // &
+                       " queries (n + 1 needed)")
+    if (status == KW_SUCCESS) status = c_spatial_within(index%handle, queries, query_shape(2), distance, result)
+  end function
+
+  !> The points the index holds; 0 when it is not built.
+  integer(int64) function kw_index_size(index)
+    type(kw_index), intent(in) :: index
+    kw_index_size = c_spatial_size(index%handle)
+  end function
+
+  !> Frees the index (nothing when it is not built); it can be built again.
+  subroutine kw_index_destroy(index, stat)
+    type(kw_index), intent(inout) :: index
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = c_spatial_destroy(index%handle)
     if (status == KW_SUCCESS) index%handle = c_null_ptr
     call finish(status, stat)
   end subroutine

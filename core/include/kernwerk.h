@@ -104,10 +104,11 @@ kw_status kw_nearest(kw_type type, kw_memory memory, int64_t dimension, const vo
                      int64_t n, const void* references, int64_t m, int64_t k, int64_t* indices,
                      void* distances, const kw_nearest_options* options);
 
-/** A sphere index: built once over m references (rows of lat, lon of `type` in `memory`),
- * queried many times with observations of the same type and memory; answers are those of
- * kw_nearest. options may be NULL; of it the index takes degrees and radius (metric must be
- * haversine). The index keeps its own copy of the references. Destroy it before kw_finalize. */
+/** Deprecated: kw_index (below) over (lat, lon) points, under its first name. A sphere index:
+ * built once over m references (rows of lat, lon of `type` in `memory`), queried many times
+ * with observations of the same type and memory; answers are those of kw_nearest. options may
+ * be NULL; of it the index takes degrees and radius (metric must be haversine). The index
+ * keeps its own copy of the references. Destroy it before kw_finalize. */
 typedef struct kw_sphere_index kw_sphere_index;
 /** Builds a kw_sphere_index into *index (untouched on failure). */
 kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* references,
@@ -180,6 +181,35 @@ void kw_dbscan_options_default(kw_dbscan_options* options);
 kw_status kw_dbscan(kw_type type, kw_memory memory, int64_t dimension, const void* points,
                     int64_t n, double eps, int64_t min_samples, int64_t* labels,
                     int64_t* clusters, const kw_dbscan_options* options);
+
+/* ---- spatial index ----------------------------------------------------------------------- */
+/** A spatial index (kernwerk::spatial_index): built once over m points (rows of `dimension`
+ * coordinates of `type` in `memory`, contiguous, as kw_nearest's), then queried many times with
+ * queries of the same type, dimension and memory; answers are those of kw_nearest, kw_within
+ * and kw_count_within. options (kw_within_options: the metric, degrees, the sphere's radius)
+ * may be NULL (haversine in radians). The index keeps its own copy of the points (m may be 0:
+ * an empty index finds nothing). Destroy it before kw_finalize. */
+typedef struct kw_index kw_index;
+/** Builds a kw_index into *index (untouched on failure). */
+kw_status kw_index_create(kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                          int64_t m, const kw_within_options* options, kw_index** index);
+/** The k nearest indexed points of each of n queries; indices and distances are n x k,
+ * row-major, in the index's memory; distances of its type. */
+kw_status kw_index_nearest(const kw_index* index, const void* queries, int64_t n, int64_t k,
+                           int64_t* indices, void* distances);
+/** counts[i] = the number of indexed points within `radius` of query i, as kw_count_within. */
+kw_status kw_index_count_within(const kw_index* index, const void* queries, int64_t n,
+                                double radius, int64_t* counts);
+/** Every indexed point within `radius` of each of n queries into a new *result (untouched on
+ * failure), as kw_within: kw_within_result_total and kw_within_result_copy read it. */
+kw_status kw_index_within(const kw_index* index, const void* queries, int64_t n, double radius,
+                          kw_within_result** result);
+/** The points indexed; 0 for NULL. */
+int64_t kw_index_size(const kw_index* index);
+/** Coordinates per point; 0 for NULL. */
+int64_t kw_index_dimension(const kw_index* index);
+/** Frees the index; NULL is fine. */
+kw_status kw_index_destroy(kw_index* index);
 
 /* ---- diffusion ----------------------------------------------------------------------------- */
 /** `steps` steps of field -= coeff * (4 f - neighbours inside the grid) on a row-major grid

@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -23,6 +25,7 @@
 #include "kernwerk/csr_matrix.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/fft.hpp"
+#include "kernwerk/spatial_index.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/strided_views.hpp"
 #include "kernwerk/integrate.hpp"
@@ -229,6 +232,114 @@ void count_within(const array_ref& queries, const array_ref& points, double dist
     kernwerk::count_within(space, matrix_of<const T, Space>(fn, queries), matrix_of<const T, Space>(fn, points),
                            distance, vector_of<std::int64_t, Space>(fn, counts), options);
   });
+}
+
+namespace {
+
+// The indexes alive, whose memory finalize() frees before Kokkos goes.
+class index_registry {
+ public:
+  void add(std::function<void()>* release) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    releases_.insert(release);
+  }
+  void remove(std::function<void()>* release) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    releases_.erase(release);
+  }
+  void release_all() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto* release : releases_) (*release)();
+    releases_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::function<void()>*> releases_;
+};
+index_registry& live_indexes() {
+  static index_registry registry;
+  return registry;
+}
+
+template <class Space, class T>
+class index_in final : public spatial_index {
+ public:
+  index_in(const Space& space, const array_ref& points, const index_options& options)
+      : index_(std::make_unique<kernwerk::spatial_index<Space>>(space, matrix_of<const T, Space>("Index", points), options)),
+        points_(points) {
+    live_indexes().add(&release_);
+  }
+  ~index_in() override { live_indexes().remove(&release_); }
+
+  std::int64_t size() const override { return std::int64_t(built("size").size()); }
+  std::int64_t dimension() const override { return points_.extent[1]; }
+
+  void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const override {
+    constexpr const char* fn = "Index.query";
+    require_query(fn, queries);
+    require_like(fn, indices, queries, false);
+    require_like(fn, distances, queries, true);
+    if (indices.type != element::int64) reject(fn, indices, "must be int64");
+    require_writable(fn, indices);
+    require_writable(fn, distances);
+    const Space space;
+    built(fn).nearest(space, matrix_of<const T, Space>(fn, queries), matrix_of<std::int64_t, Space>(fn, indices),
+                      matrix_of<T, Space>(fn, distances));
+    space.fence();
+  }
+
+  std::unique_ptr<within_answer> within(const array_ref& queries, double distance) const override {
+    constexpr const char* fn = "Index.query_radius";
+    require_query(fn, queries);
+    const Space space;
+    auto made = std::make_unique<within_answer_in<Space, T>>();
+    made->offsets = decltype(made->offsets)("kernwerk.within.offsets", std::size_t(queries.extent[0] + 1));
+    built(fn).within(space, matrix_of<const T, Space>(fn, queries), distance, made->offsets, made->indices,
+                     made->distances);
+    space.fence();
+    return made;
+  }
+
+  void count_within(const array_ref& queries, double distance, const array_ref& counts) const override {
+    constexpr const char* fn = "Index.query_radius";
+    require_query(fn, queries);
+    require_like(fn, counts, queries, false);
+    if (counts.type != element::int64) reject(fn, counts, "must be int64");
+    require_writable(fn, counts);
+    const Space space;
+    built(fn).count_within(space, matrix_of<const T, Space>(fn, queries), distance,
+                           vector_of<std::int64_t, Space>(fn, counts));
+    space.fence();
+  }
+
+ private:
+  const kernwerk::spatial_index<Space>& built(const char* fn) const {
+    if (!index_) throw kernwerk::error(std::string("kernwerk.") + fn + ": Kernwerk was finalised; the index is gone");
+    return *index_;
+  }
+  // Queries lie where the points lay and have their element type.
+  void require_query(const char* fn, const array_ref& queries) const {
+    require_like(fn, queries, points_, true);
+  }
+
+  std::unique_ptr<kernwerk::spatial_index<Space>> index_;
+  array_ref points_;  // how the points were described (their memory is not kept)
+  std::function<void()> release_ = [this] { index_.reset(); };
+};
+
+}  // namespace
+
+std::shared_ptr<spatial_index> make_index(const array_ref& points, const within_settings& settings) {
+  constexpr const char* fn = "Index";
+  const auto options = metric_options<index_options>(settings);
+  std::shared_ptr<spatial_index> made;
+  on_space_and_float(fn, points, [&](auto space, auto zero) {
+    using T = decltype(zero);
+    using Space = decltype(space);
+    made = std::make_shared<index_in<Space, T>>(space, points, options);
+  });
+  return made;
 }
 
 std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
@@ -614,6 +725,7 @@ void initialize() {
 
 void finalize() {
   kept_plans().clear();  // the vendors' plans go before Kokkos does
+  live_indexes().release_all();  // and the indexes' memory
   if (initialised_here && Kokkos::is_initialized()) Kokkos::finalize();
   initialised_here = false;
 }

@@ -77,6 +77,20 @@ std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref&
                                       const within_settings& settings);
 void count_within(const array_ref& queries, const array_ref& points, double distance, const array_ref& counts,
                   const within_settings& settings);
+// A kernwerk::spatial_index over the rows of an array, built on the execution space of the array's place
+// and queried with arrays of the same place and element type. finalize() frees the memory of
+// every index still alive; a query after that fails.
+class spatial_index {
+ public:
+  virtual ~spatial_index() = default;
+  virtual std::int64_t size() const = 0;
+  virtual std::int64_t dimension() const = 0;
+  // indices (int64) and distances (the points' type): (n, k) arrays where the queries lie.
+  virtual void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const = 0;
+  virtual std::unique_ptr<within_answer> within(const array_ref& queries, double distance) const = 0;
+  virtual void count_within(const array_ref& queries, double distance, const array_ref& counts) const = 0;
+};
+std::shared_ptr<spatial_index> make_index(const array_ref& points, const within_settings& settings);
 // Returns the number of clusters; border: "nearest-core" or "first-cluster".
 std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
                     const within_settings& settings, const std::string& border);

@@ -133,6 +133,34 @@ PYBIND11_MODULE(_core, m) {
                                 {"options.units", "degrees"}, {"options.metric", "metric"}},
                [&] { count_within(q, p, distance, c, within_settings{metric, degrees, radius}); });
   });
+  py::class_<spatial_index, std::shared_ptr<spatial_index>>(m, "SpatialIndex", "kernwerk.Index's C++ half.")
+      .def_property_readonly("size", &spatial_index::size)
+      .def_property_readonly("dimension", &spatial_index::dimension)
+      .def("nearest", [](const spatial_index& index, py::handle queries, py::handle indices, py::handle distances) {
+        borrowed keep("Index.query");
+        const array_ref q = describe(queries, "x", false, keep);
+        const array_ref i = describe(indices, "out[1]", true, keep), d = describe(distances, "out[0]", true, keep);
+        translated("Index.query", {{"queries", "x"}, {"indices", "out[1]"}, {"distances", "out[0]"}},
+                   [&] { index.nearest(q, i, d); });
+      })
+      .def("within", [](const spatial_index& index, py::handle queries, double distance) {
+        borrowed keep("Index.query_radius");
+        const array_ref q = describe(queries, "x", false, keep);
+        return translated("Index.query_radius", {{"queries", "x"}, {"radius", "r"}},
+                          [&] { return index.within(q, distance); });
+      })
+      .def("count_within", [](const spatial_index& index, py::handle queries, double distance, py::handle counts) {
+        borrowed keep("Index.query_radius");
+        const array_ref q = describe(queries, "x", false, keep), c = describe(counts, "out", true, keep);
+        translated("Index.query_radius", {{"queries", "x"}, {"radius", "r"}, {"counts", "out"}},
+                   [&] { index.count_within(q, distance, c); });
+      });
+  m.def("make_index", [](py::handle points, const std::string& metric, bool degrees, double radius) {
+    borrowed keep("Index");
+    const array_ref p = describe(points, "points", false, keep);
+    return translated("Index", {{"options.radius", "radius"}, {"options.units", "degrees"}, {"options.metric", "metric"}},
+                      [&] { return make_index(p, within_settings{metric, degrees, radius}); });
+  });
   m.def("dbscan", [](py::handle points, double eps, std::int64_t min_samples, py::handle labels,
                      const std::string& metric, bool degrees, double radius, const std::string& border) {
     borrowed keep("dbscan");

@@ -1,37 +1,179 @@
-// The C interface's handle on kernwerk::sphere_index (kernwerk.h): built once over the
-// references, queried many times, destroyed by the caller.
+// The C interface's handles on kernwerk::spatial_index (kernwerk.h): built once over the points,
+// queried many times, destroyed by the caller. kw_sphere_index, its first name, holds a
+// kernwerk::sphere_index (the same index, haversine only, under the old argument names).
 #include "kernwerk.h"
 #include "c_api_support.hpp"
+#include "c_api_within_result.hpp"
 
 #include <memory>
 
+#include "kernwerk/spatial_index.hpp"
 #include "kernwerk/sphere_index.hpp"
 
 using namespace kernwerk::c_api;
 
-struct kw_sphere_index {
-  kw_type type;
-  kw_memory memory;
-  // One of the two, by memory: the host execution space's index or the default space's.
-  std::unique_ptr<kernwerk::sphere_index<Kokkos::DefaultHostExecutionSpace>> host;
-  std::unique_ptr<kernwerk::sphere_index<Kokkos::DefaultExecutionSpace>> device;
-};
-
 namespace {
 
-template <class T, class Space>
-using points_view =
-    Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+// The index on the host execution space or on the default one, by the memory it was built on.
+template <template <class> class Index>
+struct index_handle {
+  kw_type type;
+  kw_memory memory;
+  int64_t dimension;
+  std::unique_ptr<Index<Kokkos::DefaultHostExecutionSpace>> host;
+  std::unique_ptr<Index<Kokkos::DefaultExecutionSpace>> device;
 
-template <class Action>
-void with_index_space(const kw_sphere_index& index, Action&& action) {
-  if (index.host) action(*index.host);
-  else action(*index.device);
+  // Builds the index over `points` (m rows of `dimension` coordinates in `memory`).
+  template <class Options>
+  void build(const char* fn, const void* points, int64_t m, const Options& options) {
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
+                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
+        refuse_foreign_thread(fn, "an index is built and queried there");
+      } else {
+        with_type(fn, type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          auto built = std::make_unique<Index<Space>>(space, points_of<T, Space>(points, m), options);
+          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) host = std::move(built);
+          else device = std::move(built);
+        });
+      }
+    });
+  }
+
+  // Runs query(index, space, value type tag) on the index's execution space.
+  template <class Query>
+  void run(const char* fn, Query&& query) const {
+    const auto on = [&](const auto& built) {
+      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
+      if (foreign_thread<Space>()) refuse_foreign_thread(fn, "an index is built and queried there");
+      with_type(fn, type, [&](auto tag) { query(built, Space(), tag); });
+    };
+    if (host) on(*host);
+    else on(*device);
+  }
+
+  template <class T, class Space>
+  Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space, Kokkos::MemoryUnmanaged>
+  points_of(const void* data, int64_t rows) const {
+    using view = Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+    return view(static_cast<const T*>(data), size_t(rows), size_t(dimension));
+  }
+
+  int64_t size() const { return int64_t(host ? host->size() : device->size()); }
+
+  // The k nearest points of n queries, as kw_nearest returns them.
+  kw_status nearest(const char* fn, const char* queries_name, const void* queries, int64_t n,
+                    int64_t k, int64_t* indices, void* distances) const {
+    return guarded(fn, [&] {
+      require_count(fn, "n", n);
+      require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+      require_pointer(fn, queries_name, queries, n);
+      require_pointer(fn, "indices", indices, n);
+      require_pointer(fn, "distances", distances, n);
+      for (auto [name, pointer] : {std::pair<const char*, const void*>{queries_name, queries},
+                                   {"indices", indices}, {"distances", distances}})
+        require_location(fn, name, pointer, memory);
+      run(fn, [&](const auto& built, auto space, auto tag) {
+        using Space = decltype(space);
+        using T = typename decltype(tag)::type;
+        using memory_space = typename Space::memory_space;
+        built.nearest(space, points_of<T, Space>(queries, n),
+                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          indices, n, k),
+                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          static_cast<T*>(distances), n, k));
+      });
+    });
+  }
+};
+
+// Frees a handle (NULL is fine).
+template <class Handle>
+kw_status destroy(const char* fn, Handle* handle) {
+  if (!handle) return KW_SUCCESS;
+  // The index's memory belongs to Kokkos: after kw_finalize it cannot be given back.
+  if (!Kokkos::is_initialized())
+    return fail(KW_NOT_INITIALIZED,
+                std::string(fn) + ": Kokkos was finalised first; destroy indexes before kw_finalize");
+  delete handle;
+  return KW_SUCCESS;
 }
 
 }  // namespace
 
+struct kw_index : index_handle<kernwerk::spatial_index> {};
+struct kw_sphere_index : index_handle<kernwerk::sphere_index> {};
+
 extern "C" {
+
+kw_status kw_index_create(kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                          int64_t m, const kw_within_options* options, kw_index** index) {
+  constexpr const char* fn = "kw_index_create";
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    require_points(fn, memory, dimension, "points", points, m, "m");
+    const kernwerk::index_options cpp = index_options_of(fn, options);
+    auto made = std::make_unique<kw_index>();
+    made->type = type;
+    made->memory = memory;
+    made->dimension = dimension;
+    made->build(fn, points, m, cpp);
+    *index = made.release();
+  });
+}
+
+kw_status kw_index_nearest(const kw_index* index, const void* queries, int64_t n, int64_t k,
+                           int64_t* indices, void* distances) {
+  constexpr const char* fn = "kw_index_nearest";
+  if (!index) return guarded(fn, [&] { require(false, fn, "index", "is NULL"); });
+  return index->nearest(fn, "queries", queries, n, k, indices, distances);
+}
+
+kw_status kw_index_count_within(const kw_index* index, const void* queries, int64_t n,
+                                double radius, int64_t* counts) {
+  constexpr const char* fn = "kw_index_count_within";
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    require_points(fn, index->memory, index->dimension, "queries", queries, n, "n");
+    require_pointer(fn, "counts", counts, n);
+    require_location(fn, "counts", counts, index->memory);
+    index->run(fn, [&](const auto& built, auto space, auto tag) {
+      using Space = decltype(space);
+      using T = typename decltype(tag)::type;
+      built.count_within(space, index->template points_of<T, Space>(queries, n), radius,
+                         array_view<int64_t, Space>(counts, n));
+    });
+  });
+}
+
+kw_status kw_index_within(const kw_index* index, const void* queries, int64_t n, double radius,
+                          kw_within_result** result) {
+  constexpr const char* fn = "kw_index_within";
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    require(result != nullptr, fn, "result", "is NULL");
+    require_points(fn, index->memory, index->dimension, "queries", queries, n, "n");
+    index->run(fn, [&](const auto& built, auto space, auto tag) {
+      using Space = decltype(space);
+      using T = typename decltype(tag)::type;
+      auto answer = std::make_unique<within_answer<Space>>(index->type, index->memory, n);
+      built.within(space, index->template points_of<T, Space>(queries, n), radius, answer->offsets,
+                   answer->indices, answer->distances);
+      answer->total = int64_t(answer->indices.extent(0));
+      *result = answer.release();
+    });
+  });
+}
+
+int64_t kw_index_size(const kw_index* index) { return index ? index->size() : 0; }
+
+int64_t kw_index_dimension(const kw_index* index) { return index ? index->dimension : 0; }
+
+kw_status kw_index_destroy(kw_index* index) {
+  return destroy("kw_index_destroy", index);
+}
 
 kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* references,
                                  int64_t m, const kw_nearest_options* options,
@@ -51,21 +193,8 @@ kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* ref
     auto made = std::make_unique<kw_sphere_index>();
     made->type = type;
     made->memory = memory;
-    with_space(fn, memory, [&](auto space) {
-      using Space = decltype(space);
-      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
-                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
-        refuse_foreign_thread(fn, "an index is built and queried there");
-      } else {
-        with_type(fn, type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          auto built = std::make_unique<kernwerk::sphere_index<Space>>(
-              space, points_view<T, Space>(static_cast<const T*>(references), m, 2), cpp);
-          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
-          else made->device = std::move(built);
-        });
-      }
-    });
+    made->dimension = 2;
+    made->build(fn, references, m, cpp);
     *index = made.release();
   });
 }
@@ -73,44 +202,14 @@ kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* ref
 kw_status kw_sphere_index_nearest(const kw_sphere_index* index, const void* observations,
                                   int64_t n, int64_t k, int64_t* indices, void* distances) {
   constexpr const char* fn = "kw_sphere_index_nearest";
-  return guarded(fn, [&] {
-    require(index != nullptr, fn, "index", "is NULL");
-    require_count(fn, "n", n);
-    require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
-    require_pointer(fn, "observations", observations, n);
-    require_pointer(fn, "indices", indices, n);
-    require_pointer(fn, "distances", distances, n);
-    for (auto [name, pointer] : {std::pair<const char*, const void*>{"observations", observations},
-                                 {"indices", indices}, {"distances", distances}})
-      require_location(fn, name, pointer, index->memory);
-    with_index_space(*index, [&](const auto& built) {
-      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
-      using memory_space = typename Space::memory_space;
-      if (foreign_thread<Space>()) refuse_foreign_thread(fn, "an index is built and queried there");
-      with_type(fn, index->type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        built.nearest(Space(), points_view<T, Space>(static_cast<const T*>(observations), n, 2),
-                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          indices, n, k),
-                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          static_cast<T*>(distances), n, k));
-      });
-    });
-  });
+  if (!index) return guarded(fn, [&] { require(false, fn, "index", "is NULL"); });
+  return index->nearest(fn, "observations", observations, n, k, indices, distances);
 }
 
-int64_t kw_sphere_index_size(const kw_sphere_index* index) {
-  return index ? int64_t((index->host ? index->host->size() : index->device->size())) : 0;
-}
+int64_t kw_sphere_index_size(const kw_sphere_index* index) { return index ? index->size() : 0; }
 
 kw_status kw_sphere_index_destroy(kw_sphere_index* index) {
-  if (!index) return KW_SUCCESS;
-  // The index's memory belongs to Kokkos: after kw_finalize it cannot be given back.
-  if (!Kokkos::is_initialized())
-    return fail(KW_NOT_INITIALIZED,
-                "kw_sphere_index_destroy: Kokkos was finalised first; destroy indexes before kw_finalize");
-  delete index;
-  return KW_SUCCESS;
+  return destroy("kw_sphere_index_destroy", index);
 }
 
 }  // extern "C"

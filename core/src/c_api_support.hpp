@@ -23,6 +23,7 @@
 #include "kernwerk/impl/staging/allocation_failure.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/strided_views.hpp"
+#include "kernwerk/index_options.hpp"
 #include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::c_api {
@@ -128,6 +129,31 @@ inline void require_nearest_arguments(const char* fn, kw_memory memory, int64_t 
                                {"references", references}, {"indices", indices},
                                {"distances", distances}})
     require_location(fn, name, pointer, memory);
+}
+
+// The sizes and pointers of a radius search, DBSCAN or an index.
+inline void require_points(const char* fn, kw_memory memory, int64_t dimension, const char* name,
+                    const void* points, int64_t count, const char* count_name) {
+  require_count(fn, count_name, count);
+  require(dimension >= 1, fn, "dimension", "must be at least 1");
+  require_pointer(fn, name, points, count);
+  require_location(fn, name, points, memory);
+}
+
+// The metric fields of kw_within_options or kw_dbscan_options, checked (kw_index_create
+// takes kw_within_options).
+template <class Options>
+void read_metric(const char* fn, const Options& options, kernwerk::index_options& cpp) {
+  require(options.metric == 0 || options.metric == 1, fn, "options->metric", "is not 0 or 1");
+  cpp.metric = options.metric == 0 ? kernwerk::metric_kind::haversine : kernwerk::metric_kind::euclidean;
+  cpp.units = options.degrees ? kernwerk::angle_unit::degrees : kernwerk::angle_unit::radians;
+  cpp.radius = options.radius;
+}
+
+inline kernwerk::index_options index_options_of(const char* fn, const kw_within_options* options) {
+  kernwerk::index_options cpp;
+  if (options) read_metric(fn, *options, cpp);
+  return cpp;
 }
 
 // kernwerk::nearest_options from the C struct (NULL: the defaults), each field checked.

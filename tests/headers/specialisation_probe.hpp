@@ -122,6 +122,7 @@ static_assert(kernwerk_probe::check<Kokkos::Experimental::HIP, KERNWERK_ENABLE_H
 #include "kernwerk/dbscan.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/fft.hpp"
+#include "kernwerk/spatial_index.hpp"
 #include "kernwerk/integrate.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"

@@ -220,6 +220,67 @@ def test_neighbourhood_bad_arguments_name_them(call, argument):
         call(points)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_index_queries_answer_as_the_free_functions(dtype):
+    points, queries = sphere_points(RNG, 2000, dtype), sphere_points(RNG, 300, dtype)
+    points[7] = points[2]  # a copy: the smaller index first
+    queries[0] = points[2]
+    index = kw.Index(points)
+    assert len(index) == 2000 and index.m == 2
+    for k in (1, 5, 32):
+        distances, indices = index.query(queries, k)
+        check_neighbours(queries, points, indices, distances, k)
+        expected = kw.nearest(queries, points, k, method="indexed")
+        assert (indices == expected[0]).all() and (distances == expected[1]).all()
+    assert list(index.query(queries, 2)[1][0]) == [2, 7]
+    offsets, found, found_distances = index.query_radius(queries, 0.1)
+    expected = kw.within(queries, points, 0.1)
+    assert (offsets == expected[0]).all() and (found == expected[1]).all()
+    assert (found_distances == expected[2]).all() and found_distances.dtype == np.dtype(dtype)
+    assert (index.query_radius(queries, 0.1, count_only=True) == np.diff(offsets)).all()
+    assert len(index.query_radius(queries, 0.1, return_distance=False)) == 2
+    out = np.full(300, -1, np.int64)
+    assert index.query_radius(queries, 0.1, count_only=True, out=out) is out and (out == np.diff(offsets)).all()
+    degrees = kw.Index(np.degrees(points), degrees=True, radius=6371.0)
+    assert (degrees.query(np.degrees(queries), 3)[1] == index.query(queries, 3)[1]).all()
+
+
+def test_index_euclidean_against_numpy_and_empty():
+    points = np.round(RNG.uniform(-5, 5, size=(800, 3)), 1)  # a coarse grid: many exact ties
+    queries = np.round(RNG.uniform(-5, 5, size=(200, 3)), 1)
+    index = kw.Index(points, metric="euclidean")
+    distances, indices = index.query(queries, 4)
+    true = np.linalg.norm(queries[:, None, :] - points[None, :, :], axis=2)
+    order = np.argsort(true, axis=1, kind="stable")[:, :4]  # ties by index
+    assert (np.take_along_axis(true, indices, 1) <= np.take_along_axis(true, order, 1) + 1e-12).all()
+    assert np.allclose(distances, np.take_along_axis(true, indices, 1), rtol=1e-12, atol=0)
+    counts = index.query_radius(queries, 1.0, count_only=True)
+    assert (counts == (true <= 1.0).sum(axis=1)).all()
+    planar = kw.Index(points[:, :2].copy(), metric="euclidean")
+    assert planar.m == 2 and len(planar.query(queries[:, :2].copy(), 1)[1]) == 200
+    empty = kw.Index(points[:0], metric="euclidean")
+    assert len(empty) == 0
+    assert (empty.query_radius(queries, 1.0, count_only=True) == 0).all()
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda p, i: kw.Index(p, metric="taxicab"), "metric"),
+    (lambda p, i: kw.Index(p[:, :1]), "points"),
+    (lambda p, i: kw.Index(p, radius=-1.0), "radius"),
+    (lambda p, i: i.query(p.astype(np.float32)), "x"),
+    (lambda p, i: i.query(p, 0), "k"),
+    (lambda p, i: i.query(p, 101), "k"),
+    (lambda p, i: i.query(np.full((2, 2), np.nan)), "x"),
+    (lambda p, i: i.query_radius(p, -1.0), "r"),
+    (lambda p, i: i.query_radius(p, 0.1, count_only=True, out=np.zeros(3, np.int64)), "out"),
+])
+def test_index_bad_arguments_name_them(call, argument):
+    points = sphere_points(RNG, 100)
+    index = kw.Index(points)
+    with pytest.raises(ValueError, match=f"^kernwerk\\.Index[a-z_.]*: {argument}: "):
+        call(points, index)
+
+
 # ---- the other workloads ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -64,8 +64,7 @@ std::int64_t dbscan(const ExecutionSpace& space, const Points& points, double ep
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
   const auto labels_here = Kokkos::create_mirror_view(memory_space(), labels_out);
   const std::int64_t clusters = impl::dbscan_generic(
-      space, points_here, eps, min_samples, labels_here, options.metric,
-      impl::radians_per_unit(options.units), options.radius,
+      space, points_here, eps, min_samples, labels_here, impl::index_metric_of(options),
       options.border == border_rule::first_cluster);
   if (labels_here.data() != labels_out.data()) Kokkos::deep_copy(space, labels_out, labels_here);
   space.fence();

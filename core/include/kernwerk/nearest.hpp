@@ -39,7 +39,7 @@ namespace kernwerk {
 /// whether they are untouched or so filled), never part of an answer.
 /// \throws kernwerk::unsupported for implementation_kind::tuned where the build has no tuned
 /// specialisation for ExecutionSpace or it does not cover the metric and k, and for the indexed
-/// method with the euclidean metric.
+/// method with implementation_kind::tuned.
 template <class ExecutionSpace, class Observations, class References, class Indices,
           class Distances>
 void nearest(const ExecutionSpace& space, const Observations& observations,

@@ -6,24 +6,18 @@
 #include <string>
 
 #include "kernwerk/implementation.hpp"
+#include "kernwerk/index_options.hpp"  // metric_kind, angle_unit
 
 namespace kernwerk {
 
-/// The distance between points.
-enum class metric_kind {
-  haversine,  ///< along the sphere between (latitude, longitude) points
-  euclidean,  ///< straight-line between (x, y) or (x, y, z) points
-};
 /// How kernwerk::nearest searches; every method returns the same answer.
 enum class method_kind {
   /// indexed where it pays, judged from the sizes and, for large sets, from both methods timed
   /// on a sample of the observations
   automatic,
   brute,    ///< every pair: a guaranteed cost
-  indexed,  ///< a spatial index over the references, built per call (haversine only)
+  indexed,  ///< a spatial index over the references (kernwerk::spatial_index), built per call
 };
-/// The unit of haversine coordinates.
-enum class angle_unit { radians, degrees };
 
 /// What a call ran, and why (the command line's summary says it).
 struct nearest_report {

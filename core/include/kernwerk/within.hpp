@@ -13,8 +13,8 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
-#include "kernwerk/impl/neighbourhood/radius_search.hpp"
-#include "kernwerk/impl/index/sphere_grid.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/neighbourhood/within.hpp"
 #include "kernwerk/within_options.hpp"
 
 namespace kernwerk {
@@ -32,12 +32,6 @@ void check_indexed_points(const char* fn, const Points& points, const within_opt
     throw invalid_argument(fn, "points", "more than 2^31 - 1 points");
 }
 
-// A search radius (kernwerk::within's radius, kernwerk::dbscan's eps).
-inline void check_range(const char* fn, const char* name, double range) {
-  if (!(std::isfinite(range) && range >= 0))
-    throw invalid_argument(fn, name, "must be finite and not negative, got " + std::to_string(range));
-}
-
 template <class Queries, class Points>
 void check_within_arguments(const char* fn, const Queries& queries, const Points& points,
                             double range, const within_options& options) {
@@ -49,51 +43,6 @@ void check_within_arguments(const char* fn, const Queries& queries, const Points
                            std::to_string(queries.extent(1)) + " coordinates, but points have " +
                                std::to_string(points.extent(1)));
   check_range(fn, "radius", range);
-}
-
-template <class View>
-constexpr void require_integer_output() {
-  static_assert(Kokkos::is_view<View>::value && View::rank == 1,
-                "kernwerk: counts, offsets and indices must be rank-1 Views");
-  static_assert(std::is_integral_v<typename View::value_type> &&
-                    !std::is_const_v<typename View::value_type>,
-                "kernwerk: counts, offsets and indices must be writable Views of an integer type");
-}
-
-// The counts of every query, in `counts` (the execution space's memory).
-template <class ExecutionSpace, class Queries, class Counts>
-void count_queries(const ExecutionSpace& space, const radius_index<ExecutionSpace>& index,
-                   const Queries& queries, double range, const Counts& counts) {
-  using rule_type = radius_rule<typename ExecutionSpace::memory_space>;
-  Kokkos::parallel_for("kernwerk::within::count",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-                           space, 0, std::int64_t(queries.extent(0))),
-                       count_within_kernel<rule_type, Queries, Counts>{index.rule(range), queries, counts});
-}
-
-template <class Source, class Target>
-struct convert_copy {
-  Source source;
-  Target target;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    target(i) = static_cast<typename Target::value_type>(source(i));
-  }
-};
-
-// Copies `source` (the execution space's memory) into `target`, converting the value type.
-template <class ExecutionSpace, class Source, class Target>
-void copy_converted(const ExecutionSpace& space, const Source& source, const Target& target) {
-  const auto here = Kokkos::create_mirror_view(typename ExecutionSpace::memory_space(), target);
-  if constexpr (std::is_same_v<typename Source::non_const_value_type,
-                               typename Target::non_const_value_type>) {
-    Kokkos::deep_copy(space, here, source);
-  } else {
-    Kokkos::parallel_for("kernwerk::within::convert",
-                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-                             space, 0, std::int64_t(target.extent(0))),
-                         convert_copy<Source, std::remove_const_t<decltype(here)>>{source, here});
-  }
-  if (here.data() != target.data()) Kokkos::deep_copy(space, target, here);
 }
 
 }  // namespace impl
@@ -129,88 +78,33 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const Kokkos::View<std::int64_t*, memory_space> found(Kokkos::view_alloc(space, "kernwerk::count_within::counts"), n);
-  {
-    const impl::radius_index<ExecutionSpace> index(space, points_here, options.metric,
-                                                   impl::radians_per_unit(options.units),
-                                                   options.radius);
-    impl::count_queries(space, index, queries_here, radius, found);
-    space.fence();  // before the index's workspace is given back
-  }
-  impl::copy_converted(space, found, Kokkos::subview(counts, std::make_pair(std::size_t(0), n)));
-  space.fence();
+  const impl::scoped_index<ExecutionSpace> index(space, points_here, impl::index_metric_of(options));
+  impl::count_within_index(space, index.core(), queries_here, radius, counts);
 }
 
 namespace impl {
 
-// kernwerk::within, its distances left out where `distances` is null (they are computed all
-// the same: the order is decided on them).
+// kernwerk::within, its distances left out where `distances` is null.
 template <class ExecutionSpace, class Queries, class Points, class Offsets, class Indices, class Distances>
 void within_rows(const ExecutionSpace& space, const Queries& queries, const Points& points, double radius,
                  const Offsets& offsets, Indices& indices, Distances* distances, const within_options& options) {
-  require_integer_output<Offsets>();
-  require_integer_output<Indices>();
-  static_assert(Distances::rank == 1 && std::is_floating_point_v<typename Distances::value_type> &&
-                    !std::is_const_v<typename Distances::value_type>,
-                "kernwerk::within: distances must be a writable rank-1 View of float or double");
-  static_assert(!Indices::memory_traits::is_unmanaged && !Distances::memory_traits::is_unmanaged,
-                "kernwerk::within: indices and distances are reallocated: they must be managed Views");
+  require_within_outputs<Offsets, Indices, Distances>();
   constexpr const char* fn = "within";
   scoped_region region("kernwerk::within");
   check_within_arguments(fn, queries, points, radius, options);
   const std::size_t n = queries.extent(0), m = points.extent(0);
   require_length_at_least(fn, "offsets", offsets, n + 1, "queries + 1");
-  using index_type = typename Indices::value_type;
-  if (m > 0 && m - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
-    throw invalid_argument(fn, "indices",
-                           "its value type cannot hold point index " + std::to_string(m - 1));
+  check_index_type<typename Indices::value_type>(fn, m);
   require_disjoint(fn, "offsets", offsets, "queries", queries);
   require_disjoint(fn, "offsets", offsets, "points", points);
   check_point_values(space, fn, "queries", queries, options.metric, options.units);
   check_point_values(space, fn, "points", points, options.metric, options.units);
 
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
-  const radius_index<ExecutionSpace> index(space, points_here, options.metric, radians_per_unit(options.units),
-                                           options.radius);
-  count_queries(space, index, queries_here, radius, starts);
-  std::int64_t total = 0;
-  Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
-                        exclusive_prefix<decltype(starts)>{starts}, total);
-  space.fence();
-  if (std::uint64_t(total) > static_cast<std::uint64_t>(
-                                 std::numeric_limits<typename Offsets::value_type>::max()))
-    throw invalid_argument(fn, "offsets",
-                           "its value type cannot hold the " + std::to_string(total) +
-                               " neighbours found");
-
-  // The neighbours, in the execution space's memory: found indices as the caller's type,
-  // distances in float64 (the order is decided on them).
-  const Kokkos::View<index_type*, memory_space> found(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
-  const Kokkos::View<double*, memory_space> found_distances(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
-  using rule_type = radius_rule<memory_space>;
-  using queries_type = std::remove_const_t<decltype(queries_here)>;
-  Kokkos::parallel_for("kernwerk::within::fill", policy(space, 0, std::int64_t(n)),
-                       fill_within_kernel<rule_type, queries_type, decltype(starts), decltype(found),
-                                          decltype(found_distances)>{
-                           index.rule(radius), queries_here, starts, found, found_distances});
-  space.fence();
-
-  if (indices.extent(0) != std::size_t(total))
-    indices = Indices(Kokkos::view_alloc(Kokkos::WithoutInitializing, indices.label()), total);
-  copy_converted(space, found, indices);
-  if (distances) {
-    if (distances->extent(0) != std::size_t(total))
-      *distances = Distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, distances->label()), total);
-    copy_converted(space, found_distances, *distances);
-  }
-  copy_converted(space, starts, Kokkos::subview(offsets, std::make_pair(std::size_t(0), n + 1)));
-  space.fence();
+  const scoped_index<ExecutionSpace> index(space, points_here, index_metric_of(options));
+  within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances);
 }
 
 }  // namespace impl

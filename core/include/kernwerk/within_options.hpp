@@ -4,17 +4,12 @@
 /// the command line and in the C API.
 #include <string>
 
-#include "kernwerk/nearest_options.hpp"
+#include "kernwerk/index_options.hpp"
 
 namespace kernwerk {
 
-/// Options of kernwerk::within and kernwerk::count_within: the metric and units of
-/// kernwerk::nearest.
-struct within_options {
-  metric_kind metric = metric_kind::haversine;  ///< the distance
-  angle_unit units = angle_unit::radians;       ///< of haversine coordinates
-  double radius = 1.0;  ///< of the sphere: haversine distances are radians times this
-};
+/// Options of kernwerk::within and kernwerk::count_within: those of the index they build.
+using within_options = index_options;
 
 /// Which cluster a border point (within eps of a core point, not core itself) joins.
 enum class border_rule {

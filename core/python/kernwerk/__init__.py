@@ -20,7 +20,7 @@ import atexit as _atexit
 from . import _core
 
 __version__ = getattr(_core, "__version__", "unknown")
-__all__ = ["nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
+__all__ = ["Index", "nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
            "matmul_colsum", "cg", "qr", "qr_factor", "apply_q", "solve_least_squares", "fft", "ifft", "rfft",
            "irfft", "fft2", "ifft2", "rfft2", "irfft2", "NotConvergedError", "backend"]
 
@@ -144,7 +144,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     k: 1 to 32 (and at most m).
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
     method: "auto" (the library chooses), "brute" (every pair) or "indexed" (a spatial index
-        over ref, haversine only). All give the same answer.
+        over ref). All give the same answer.
     implementation: "auto", "generic" (portable Kokkos) or "tuned" (the backend's own).
     out: (indices, distances) to write into: int64 (n, k) and obs' dtype (n, k).
     memory_budget: bytes a call may use for scratch (0: the library's choice).
@@ -221,6 +221,81 @@ def count_within(queries, points, distance, degrees=False, radius=None, metric="
     counts = _new_result(where, (shape[0],), "int64") if out is None else out
     _core.count_within(queries, points, distance, counts, metric, bool(degrees), radius)
     return counts if out is not None else _as_kind_of(queries, counts)
+
+
+class Index:
+    """A spatial index over points, built once and queried many times, in the manner of SciPy's
+    cKDTree and scikit-learn's BallTree (fixed stations against every time step's observations).
+
+    points: (m, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
+        metric="euclidean", (m, 2) or (m, 3) Cartesian points. float32 or float64, on the host
+        (NumPy) or a GPU (CuPy, PyTorch, ...): the index is built and queried there, and its
+        queries must lie there too and have the points' dtype. m may be 0.
+    radius: haversine distances are central angles times this (None: 1, i.e. radians).
+
+    The index keeps its own copy of the points. Answers are those of kernwerk.nearest,
+    kernwerk.within and kernwerk.count_within, bit for bit.
+    """
+
+    def __init__(self, points, metric="haversine", degrees=False, radius=None):
+        fn = "Index"
+        self._where, shape, self._dtype = _points(fn, points, "points")
+        _choice(fn, "metric", metric, ("haversine", "euclidean"))
+        radius = 1.0 if radius is None else _real(fn, "radius", radius)
+        self.metric, self.degrees, self.radius = metric, bool(degrees), radius
+        self._index = _core.make_index(points, metric, self.degrees, radius)
+        self.n, self.m = shape[0], shape[1]  # (as cKDTree: points and coordinates per point)
+
+    def __len__(self):
+        return self._index.size
+
+    def query(self, x, k=1, out=None):
+        """The k nearest indexed points of every query: (distances, indices), each (n, k),
+        nearest first, ties to the smallest index (BallTree's order of the pair).
+
+        x: (n, dimension) queries. k: 1 to 32 (and at most the points indexed).
+        out: (distances, indices) to write into: the points' dtype and int64, (n, k).
+        """
+        fn = "Index.query"
+        where, shape, _ = _points(fn, x, "x")
+        k = _integer(fn, "k", k, 1, 32)
+        if k > len(self):
+            _fail(fn, "k", f"{k} neighbours, but the index holds {len(self)} points")
+        given = _output_pair(fn, out)
+        if given is None:
+            distances = _new_result(where, (shape[0], k), self._dtype)
+            indices = _new_result(where, (shape[0], k), "int64")
+        else:
+            distances, indices = given
+        self._index.nearest(x, indices, distances)
+        if given is not None:
+            return given
+        return _as_kind_of(x, distances), _as_kind_of(x, indices)
+
+    def query_radius(self, x, r, return_distance=True, count_only=False, out=None):
+        """Every indexed point within distance r of each query, as kernwerk.within returns them.
+
+        x: (n, dimension) queries. r: in the units of the distances (haversine: radians times
+            radius); a point at exactly r (its float64 distance as reported) counts.
+        Returns compressed rows (offsets, indices, distances): the neighbours of query i are
+        indices[offsets[i]:offsets[i + 1]] (int64) at distances[...] (the points' dtype),
+        nearest first, equal distances by index; (offsets, indices) with return_distance=False;
+        with count_only=True, the int64 counts (n,) instead (written into out where given).
+        """
+        fn = "Index.query_radius"
+        where, shape, _ = _points(fn, x, "x")
+        r = _real(fn, "r", r)
+        if count_only:
+            counts = _new_result(where, (shape[0],), "int64") if out is None else out
+            self._index.count_within(x, r, counts)
+            return counts if out is not None else _as_kind_of(x, counts)
+        answer = self._index.within(x, r)
+        offsets = _new_result(where, (shape[0] + 1,), "int64")
+        indices = _new_result(where, (answer.total,), "int64")
+        found = _new_result(where, (answer.total,), self._dtype) if return_distance else None
+        answer.copy(offsets, indices, found)
+        result = (_as_kind_of(x, offsets), _as_kind_of(x, indices))
+        return result + (_as_kind_of(x, found),) if return_distance else result
 
 
 def dbscan(points, eps, min_samples=5, degrees=False, radius=None, metric="haversine",

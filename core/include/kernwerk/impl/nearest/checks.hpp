@@ -1,7 +1,7 @@
 #pragma once
-// The argument checks of kernwerk::nearest and of sphere_index, made on the host before any
-// kernel writes an output: types (at compile time), options, shapes, k, index ranges,
-// aliasing, and the coordinates' values.
+// The argument checks of kernwerk::nearest and of kernwerk::spatial_index, made on the host
+// before any kernel writes an output: types (at compile time), options, shapes, k, index
+// ranges, aliasing, and the coordinates' values.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -71,12 +71,14 @@ inline void check_reference_count(const char* fn, std::size_t references) {
     throw invalid_argument(fn, "references", "more than 2^31 - 1 points");
 }
 
-// Output shapes against n observations and m references; returns k.
+// Output shapes against n observations and m references (kernwerk::spatial_index's queries and
+// points: the names given); returns k.
 template <class Indices, class Distances>
 std::size_t check_outputs(const char* fn, const Indices& indices, const Distances& distances,
-                          std::size_t n, std::size_t m) {
-  require_length_at_least(fn, "indices", indices, n, "observations");
-  require_length_at_least(fn, "distances", distances, n, "observations");
+                          std::size_t n, std::size_t m, const char* rows_name = "observations",
+                          const char* points_name = "references") {
+  require_length_at_least(fn, "indices", indices, n, rows_name);
+  require_length_at_least(fn, "distances", distances, n, rows_name);
   const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
   if (k < 1 || k > max_neighbours)
     throw invalid_argument(fn, "indices",
@@ -88,8 +90,8 @@ std::size_t check_outputs(const char* fn, const Indices& indices, const Distance
                                std::to_string(k));
   if (k > m)
     throw invalid_argument(fn, "indices",
-                           "k = " + std::to_string(k) + " neighbours, but references hold " +
-                               std::to_string(m) + " points");
+                           "k = " + std::to_string(k) + " neighbours, but " + points_name +
+                               " hold " + std::to_string(m) + " points");
   using index_type = typename Indices::value_type;
   if (m - 1 > static_cast<std::uint64_t>(std::numeric_limits<index_type>::max()))
     throw invalid_argument(fn, "indices",
@@ -170,10 +172,6 @@ void check_point_sets(const ExecutionSpace& space, const char* fn, const Observa
     check_point_values(space, fn, "observations", observations, metric, units);
     check_point_values(space, fn, "references", references, metric, units);
   }
-}
-
-inline double radians_per_unit(angle_unit units) {
-  return units == angle_unit::degrees ? 3.14159265358979323846 / 180.0 : 1.0;
 }
 
 // The checks of a k-nearest query that read no values: the options, both sets' shapes (the

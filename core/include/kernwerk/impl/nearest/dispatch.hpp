@@ -80,7 +80,7 @@ inline method_choice choose_method(const nearest_options& options, std::size_t o
                                    std::size_t references) {
   if (options.method != method_kind::automatic) return {options.method, "asked for"};
   if (options.metric != metric_kind::haversine)
-    return {method_kind::brute, "the index covers the haversine metric"};
+    return {method_kind::brute, "the automatic method indexes the haversine metric only"};
   if (options.implementation == implementation_kind::tuned)
     return {method_kind::brute, "the tuned implementation was asked for"};
   if (references < 128 || double(observations) * double(references) < double(1 << 22))
@@ -104,8 +104,6 @@ struct nearest_plan {
 template <class ExecutionSpace>
 nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::size_t m, std::size_t k) {
   constexpr const char* fn = "nearest";
-  if (options.method == method_kind::indexed && options.metric != metric_kind::haversine)
-    throw unsupported(fn, "options.method", "the indexed method covers the haversine metric");
   nearest_plan plan{choose_method(options, n, m), false, false};
   const bool indexed = plan.choice.method == method_kind::indexed;
   if (indexed && options.implementation == implementation_kind::tuned)
@@ -220,6 +218,10 @@ struct nearest_runner {
   nearest_report* report;  // what ran and why
   nearest_tuning tuning;
 
+  index_metric metric() const {
+    return {haversine ? metric_kind::haversine : metric_kind::euclidean, scale, radius};
+  }
+
   template <class Obs, class Ref, class Output>
   void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
     const packed_rows<Obs> observations(space, obs, true);
@@ -308,7 +310,7 @@ struct nearest_runner {
       return keep;
     };
     const index_trial<method_points<double, memory_space>, sample_output> trial{sample, sample_out};
-    if (!nearest_indexed(space, obs, ref, output, k, scale, radius, tuning, &trial, &keep_index))
+    if (!nearest_indexed(space, obs, ref, output, k, metric(), tuning, &trial, &keep_index))
       brute(obs, ref, output, k);
   }
 };
@@ -322,7 +324,7 @@ void nearest_runner<ExecutionSpace>::run(const Obs& obs, const Ref& ref, const O
       if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
         indexed_after_trial(obs, ref, output, k);
       else
-        nearest_indexed(space, obs, ref, output, k, scale, radius, tuning);
+        nearest_indexed(space, obs, ref, output, k, metric(), tuning);
       return;
     default:
       brute(obs, ref, output, k);

@@ -23,6 +23,7 @@
 
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/nearest_options.hpp"
 
@@ -46,6 +47,30 @@ struct sphere_bvh_metric : sphere_metric<Observations, ranked_points<Bvh>> {
     this->references.bvh.rotation.apply(p.x, p.y, p.z);
     return p;
   }
+};
+
+// Euclidean observations as the index holds its points: the coordinates themselves, z = 0 in
+// 2-D. Keys are the squared distances to the references' sorted rows, the very sums the leaves'
+// chords are, so the chord decides and ties go to the smaller index.
+template <class Observations, class Bvh>
+struct euclidean_bvh_metric {
+  Observations observations;
+  Bvh bvh;
+  using point = sphere_point;
+  static constexpr double margin = 0.0;
+
+  KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
+    return {static_cast<double>(observations(i, 0)), static_cast<double>(observations(i, 1)),
+            observations.extent(1) > 2 ? static_cast<double>(observations(i, 2)) : 0.0, 0.0, 0.0,
+            0.0};
+  }
+  KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const {
+    const std::int64_t r = bvh.rank(j);
+    const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
+                 dz = o.z - bvh.points(r, column_z);
+    return dx * dx + dy * dy + dz * dz;
+  }
+  KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 
 // Observations in an order that keeps neighbours together, so that the threads of a warp take
@@ -311,16 +336,13 @@ std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t refe
          carve::template bytes_for<atomic_count>(1) + ordering;
 }
 
-template <class ExecutionSpace, class Observations, class Bvh, class Output, class Scratch>
-void query_sphere_bvh(const ExecutionSpace& space, const Observations& observations,
-                      const Bvh& bvh, const Output& output, int k, double scale, double radius,
-                      const nearest_tuning& tuning, Scratch& scratch) {
+template <class ExecutionSpace, class Metric, class Bvh, class Output, class Scratch>
+void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n, const Bvh& bvh,
+               const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
-  const auto n = static_cast<std::int64_t>(observations.extent(0));
-  using metric_type = sphere_bvh_metric<Observations, Bvh>;
-  const metric_type metric{{observations, ranked_points<Bvh>{bvh}, scale, radius}};
+  using metric_type = Metric;
 
   const array order(scratch.template take<std::int64_t>(n), n);
   if (order_pays(tuning, n, space.concurrency())) {
@@ -379,6 +401,30 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
   space.fence();  // before the scratch is given back
 }
 
+template <class ExecutionSpace, class Observations, class Bvh, class Output, class Scratch>
+void query_sphere_bvh(const ExecutionSpace& space, const Observations& observations,
+                      const Bvh& bvh, const Output& output, int k, double scale, double radius,
+                      const nearest_tuning& tuning, Scratch& scratch) {
+  using metric_type = sphere_bvh_metric<Observations, Bvh>;
+  query_bvh(space, metric_type{{observations, ranked_points<Bvh>{bvh}, scale, radius}},
+            std::int64_t(observations.extent(0)), bvh, output, k, tuning, scratch);
+}
+
+// The k nearest points of an index to every observation (rows of the index's coordinates, in
+// the execution space's memory), with scratch from `scratch` (nearest_bvh_query_bytes).
+template <class ExecutionSpace, class Observations, class Output, class Scratch>
+void query_index(const ExecutionSpace& space, const Observations& observations,
+                 const index_core<typename ExecutionSpace::memory_space>& index,
+                 const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
+  using bvh_type = point_bvh<typename ExecutionSpace::memory_space>;
+  if (index.metric.sphere())
+    query_sphere_bvh(space, observations, index.bvh, output, k, index.metric.scale,
+                     index.metric.sphere_radius, tuning, scratch);
+  else
+    query_bvh(space, euclidean_bvh_metric<Observations, bvh_type>{observations, index.bvh},
+              std::int64_t(observations.extent(0)), index.bvh, output, k, tuning, scratch);
+}
+
 // What the automatic method times the index on: a sample of the observations and room for
 // their results.
 template <class SampleObservations, class SampleOutput>
@@ -403,17 +449,16 @@ struct index_purpose;
 template <class ExecutionSpace, class Observations, class References, class Output,
           class Trial = index_trial<Observations, Output>, class KeepIndex = keep_every_index>
 bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
-                     const References& references, const Output& output, int k, double scale,
-                     double radius, const nearest_tuning& tuning, const Trial* trial = nullptr,
-                     const KeepIndex* keep_index = nullptr) {
+                     const References& references, const Output& output, int k,
+                     const index_metric& metric, const nearest_tuning& tuning,
+                     const Trial* trial = nullptr, const KeepIndex* keep_index = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using bvh_type = point_bvh<memory_space>;
+  using core_type = index_core<memory_space>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
   const auto n = static_cast<std::int64_t>(observations.extent(0));
-  const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
-  const std::size_t keep_bytes = bvh_type::bytes(m, leaf);
+  const std::size_t keep_bytes = core_type::template keep_bytes<ExecutionSpace>(metric, m, true);
   const std::size_t temporary_bytes =
-      std::max(bvh_type::template build_bytes<ExecutionSpace>(m, space.concurrency()),
+      std::max(core_type::build_bytes(space, metric, m, true),
                nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency(), tuning));
   workspace<memory_space, index_purpose> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
@@ -421,7 +466,7 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   carver build_scratch(temporary, temporary_bytes);
   if (trial) space.fence();  // the build is timed only for a trial
   const auto start = std::chrono::steady_clock::now();
-  const auto bvh = build_sphere_bvh(space, references, scale, leaf, keep, build_scratch);
+  const auto index = build_index(space, references, metric, true, keep, build_scratch);
   if constexpr (!std::is_same_v<KeepIndex, keep_every_index>) {  // a call with a trial
     if (trial && keep_index) {
       space.fence();
@@ -438,15 +483,15 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
         carver trial_scratch(temporary, temporary_bytes);
         space.fence();
         const auto begin = std::chrono::steady_clock::now();
-        query_sphere_bvh(space, sample_type(Kokkos::subview(trial->observations, some, Kokkos::ALL)),
-                         bvh, output_rows, k, scale, radius, tuning, trial_scratch);
+        query_index(space, sample_type(Kokkos::subview(trial->observations, some, Kokkos::ALL)),
+                    index, output_rows, k, tuning, trial_scratch);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       };
       if (!(*keep_index)(build_seconds, search_seconds)) return false;
     }
   }
   carver query_scratch(temporary, temporary_bytes);
-  query_sphere_bvh(space, observations, bvh, output, k, scale, radius, tuning, query_scratch);
+  query_index(space, observations, index, output, k, tuning, query_scratch);
   return true;
 }
 

@@ -213,16 +213,16 @@ struct dbscan_labels {
 // memory); returns the number of clusters. The arguments are checked.
 template <class ExecutionSpace, class Points, class Labels>
 std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, double eps,
-                            std::int64_t min_samples, const Labels& labels, metric_kind metric,
-                            double scale, double sphere_radius, bool first_cluster) {
+                            std::int64_t min_samples, const Labels& labels,
+                            const index_metric& metric, bool first_cluster) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const auto n = static_cast<std::int64_t>(points.extent(0));
-  const radius_index<ExecutionSpace> index(space, points, metric, scale, sphere_radius);
-  const auto rule = index.rule(eps);
+  const scoped_index<ExecutionSpace> index(space, points, metric);
+  const auto rule = radius_rule_of(index.core(), eps);
   using rule_type = std::remove_const_t<decltype(rule)>;
-  const auto cells = find_dense_cells(space, rule.bvh, rule.sphere, rule.sphere ? eps / sphere_radius : eps,
-                                      min_samples);
+  const auto cells = find_dense_cells(space, rule.bvh, rule.sphere,
+                                      rule.sphere ? eps / metric.sphere_radius : eps, min_samples);
   const Kokkos::View<char*, memory_space> core(Kokkos::view_alloc(space, "kernwerk::dbscan::core"), n);
   const Kokkos::View<int*, memory_space> parent(Kokkos::view_alloc(space, "kernwerk::dbscan::parent"), n);
   const Kokkos::View<std::int64_t*, memory_space> number(Kokkos::view_alloc(space, "kernwerk::dbscan::clusters"), n + 1);

@@ -1,6 +1,7 @@
 #pragma once
-// Radius searches on a point_bvh: every indexed point within a distance of a query, for
-// kernwerk::within, kernwerk::count_within and kernwerk::dbscan.
+// Radius searches on the index (index/index_core.hpp): every indexed point within a distance of
+// a query, for kernwerk::within, kernwerk::count_within, kernwerk::dbscan and
+// kernwerk::spatial_index.
 //
 // A point counts where its float64 distance, computed as the search reports it (haversine:
 // radius times the central angle from the haversine formula; Euclidean: the square root of the
@@ -18,8 +19,7 @@
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
-#include "kernwerk/impl/workspace.hpp"
-#include "kernwerk/nearest_options.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
 
 namespace kernwerk::impl {
 
@@ -116,51 +116,18 @@ struct radius_rule {
   }
 };
 
-// The index of a radius search, built over `points` (in the execution space's memory) in a
-// workspace of its own, which it holds until it goes.
-struct radius_purpose;
-template <class ExecutionSpace>
-class radius_index {
- public:
-  using memory_space = typename ExecutionSpace::memory_space;
-
-  template <class Points>
-  radius_index(const ExecutionSpace& space, const Points& points, metric_kind metric, double scale,
-               double sphere_radius)
-      : memory_(keep_bytes(points.extent(0)) + build_bytes(space, points.extent(0))) {
-    const auto m = static_cast<std::int64_t>(points.extent(0));
-    rule_.sphere = metric == metric_kind::haversine;
-    rule_.scale = scale;
-    rule_.sphere_radius = sphere_radius;
-    if (m == 0) return;  // an empty index: every search finds nothing
-    carver keep(memory_.template take<char>(keep_bytes(m)), keep_bytes(m));
-    carver scratch(memory_.template take<char>(build_bytes(space, m)), build_bytes(space, m));
-    const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
-    rule_.bvh = rule_.sphere
-                    ? build_sphere_bvh(space, points, scale, leaf, keep, scratch, false)
-                    : build_euclidean_bvh(space, points, leaf, keep, scratch);
-  }
-
-  // The rule of a search within `range`.
-  radius_rule<memory_space> rule(double range) const {
-    radius_rule<memory_space> rule = rule_;
-    rule.range = range;
-    rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
-    return rule;
-  }
-
- private:
-  // Memory of the index over m points (none for none), and of its construction.
-  static std::size_t keep_bytes(std::int64_t m) {
-    return m == 0 ? 0 : point_bvh<memory_space>::bytes(m, bvh_policy::leaf_size_for<ExecutionSpace>(), false);
-  }
-  static std::size_t build_bytes(const ExecutionSpace& space, std::int64_t m) {
-    return m == 0 ? 0
-                  : point_bvh<memory_space>::template build_bytes<ExecutionSpace>(m, space.concurrency(), false);
-  }
-  workspace<memory_space, radius_purpose> memory_;
-  radius_rule<memory_space> rule_;
-};
+// The rule of a search within `range` on an index.
+template <class MemorySpace>
+radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, double range) {
+  radius_rule<MemorySpace> rule;
+  rule.bvh = index.bvh;
+  rule.sphere = index.metric.sphere();
+  rule.scale = index.metric.scale;
+  rule.sphere_radius = index.metric.sphere_radius;
+  rule.range = range;
+  rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
+  return rule;
+}
 
 // Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
 // sort, in place (one thread, any length), after an insertion sort for short runs.

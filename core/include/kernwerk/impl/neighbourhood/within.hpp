@@ -1,0 +1,155 @@
+#pragma once
+// The radius queries of an index (index/spatial_index.hpp), shared by kernwerk::spatial_index and the
+// one-shot kernwerk::within and kernwerk::count_within: counts, then compressed rows (a count
+// pass, a scan and a fill pass), with queries already in the execution space's memory and the
+// arguments checked.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernwerk/error.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/neighbourhood/radius_search.hpp"
+
+namespace kernwerk::impl {
+
+// A search radius (kernwerk::within's radius, kernwerk::dbscan's eps).
+inline void check_range(const char* fn, const char* name, double range) {
+  if (!(std::isfinite(range) && range >= 0))
+    throw invalid_argument(fn, name, "must be finite and not negative, got " + std::to_string(range));
+}
+
+template <class View>
+constexpr void require_integer_output() {
+  static_assert(Kokkos::is_view<View>::value && View::rank == 1,
+                "kernwerk: counts, offsets and indices must be rank-1 Views");
+  static_assert(std::is_integral_v<typename View::value_type> &&
+                    !std::is_const_v<typename View::value_type>,
+                "kernwerk: counts, offsets and indices must be writable Views of an integer type");
+}
+
+template <class Offsets, class Indices, class Distances>
+constexpr void require_within_outputs() {
+  require_integer_output<Offsets>();
+  require_integer_output<Indices>();
+  static_assert(Distances::rank == 1 && std::is_floating_point_v<typename Distances::value_type> &&
+                    !std::is_const_v<typename Distances::value_type>,
+                "kernwerk::within: distances must be a writable rank-1 View of float or double");
+  static_assert(!Indices::memory_traits::is_unmanaged && !Distances::memory_traits::is_unmanaged,
+                "kernwerk::within: indices and distances are reallocated: they must be managed Views");
+}
+
+// That indices of type Index hold every index of m points.
+template <class Index>
+void check_index_type(const char* fn, std::size_t m) {
+  if (m > 0 && m - 1 > static_cast<std::uint64_t>(std::numeric_limits<Index>::max()))
+    throw invalid_argument(fn, "indices",
+                           "its value type cannot hold point index " + std::to_string(m - 1));
+}
+
+template <class Source, class Target>
+struct convert_copy {
+  Source source;
+  Target target;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    target(i) = static_cast<typename Target::value_type>(source(i));
+  }
+};
+
+// Copies `source` (the execution space's memory) into `target`, converting the value type.
+template <class ExecutionSpace, class Source, class Target>
+void copy_converted(const ExecutionSpace& space, const Source& source, const Target& target) {
+  const auto here = Kokkos::create_mirror_view(typename ExecutionSpace::memory_space(), target);
+  if constexpr (std::is_same_v<typename Source::non_const_value_type,
+                               typename Target::non_const_value_type>) {
+    Kokkos::deep_copy(space, here, source);
+  } else {
+    Kokkos::parallel_for("kernwerk::within::convert",
+                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                             space, 0, std::int64_t(target.extent(0))),
+                         convert_copy<Source, std::remove_const_t<decltype(here)>>{source, here});
+  }
+  if (here.data() != target.data()) Kokkos::deep_copy(space, target, here);
+}
+
+// The counts of every query within `range`, into `counts` (the execution space's memory).
+template <class ExecutionSpace, class Queries, class Counts>
+void count_in_index(const ExecutionSpace& space, const index_core<typename ExecutionSpace::memory_space>& index,
+                    const Queries& queries, double range, const Counts& counts) {
+  using rule_type = radius_rule<typename ExecutionSpace::memory_space>;
+  Kokkos::parallel_for("kernwerk::within::count",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                           space, 0, std::int64_t(queries.extent(0))),
+                       count_within_kernel<rule_type, Queries, Counts>{radius_rule_of(index, range),
+                                                                       queries, counts});
+}
+
+// count_within's answer: counts(i) for each of the queries (the execution space's memory), in
+// the caller's `counts` (checked: at least as long as the queries, a type that holds the size).
+template <class ExecutionSpace, class Queries, class Counts>
+void count_within_index(const ExecutionSpace& space,
+                        const index_core<typename ExecutionSpace::memory_space>& index,
+                        const Queries& queries, double range, const Counts& counts) {
+  const std::size_t n = queries.extent(0);
+  if (n == 0) return;
+  const Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> found(
+      Kokkos::view_alloc(space, "kernwerk::count_within::counts"), n);
+  count_in_index(space, index, queries, range, found);
+  copy_converted(space, found, Kokkos::subview(counts, std::make_pair(std::size_t(0), n)));
+  space.fence();
+}
+
+// within's answer in compressed rows: offsets (checked: at least n + 1 long), and indices and
+// distances reallocated to the neighbours found; distances left out where null (they are
+// computed all the same: the order is decided on them).
+template <class ExecutionSpace, class Queries, class Offsets, class Indices, class Distances>
+void within_index(const ExecutionSpace& space, const char* fn,
+                  const index_core<typename ExecutionSpace::memory_space>& index,
+                  const Queries& queries, double range, const Offsets& offsets, Indices& indices,
+                  Distances* distances) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  const std::size_t n = queries.extent(0);
+  const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
+  count_in_index(space, index, queries, range, starts);
+  std::int64_t total = 0;
+  Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
+                        exclusive_prefix<decltype(starts)>{starts}, total);
+  space.fence();
+  if (std::uint64_t(total) > static_cast<std::uint64_t>(
+                                 std::numeric_limits<typename Offsets::value_type>::max()))
+    throw invalid_argument(fn, "offsets",
+                           "its value type cannot hold the " + std::to_string(total) +
+                               " neighbours found");
+
+  // The neighbours, in the execution space's memory: found indices as the caller's type,
+  // distances in float64 (the order is decided on them).
+  using index_type = typename Indices::value_type;
+  const Kokkos::View<index_type*, memory_space> found(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
+  const Kokkos::View<double*, memory_space> found_distances(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
+  using rule_type = radius_rule<memory_space>;
+  Kokkos::parallel_for("kernwerk::within::fill", policy(space, 0, std::int64_t(n)),
+                       fill_within_kernel<rule_type, Queries, decltype(starts), decltype(found),
+                                          decltype(found_distances)>{
+                           radius_rule_of(index, range), queries, starts, found, found_distances});
+  space.fence();
+
+  if (indices.extent(0) != std::size_t(total))
+    indices = Indices(Kokkos::view_alloc(Kokkos::WithoutInitializing, indices.label()), total);
+  copy_converted(space, found, indices);
+  if (distances) {
+    if (distances->extent(0) != std::size_t(total))
+      *distances = Distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, distances->label()), total);
+    copy_converted(space, found_distances, *distances);
+  }
+  copy_converted(space, starts, Kokkos::subview(offsets, std::make_pair(std::size_t(0), n + 1)));
+  space.fence();
+}
+
+}  // namespace kernwerk::impl

@@ -695,22 +695,12 @@ contains
     logical, intent(in), optional :: degrees, euclidean
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
-    real(real64), allocatable, target :: found_distances(:)
-    integer(int64), allocatable :: found(:)
     type(c_ptr) :: result
     integer(c_int) :: status
     status = within_search(KW_FLOAT64, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
                            size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
                            size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
-    if (status == KW_SUCCESS) then
-      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
-      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
-    end if
-    if (status == KW_SUCCESS) then
-      call move_alloc(found, indices)
-      if (present(distances)) call move_alloc(found_distances, distances)
-    end if
-    call finish(status, stat)
+    call within_result_real64(status, result, offsets, indices, distances, stat)
   end subroutine
 
   subroutine within_real32(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, stat)
@@ -722,22 +712,60 @@ contains
     logical, intent(in), optional :: degrees, euclidean
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
-    real(real32), allocatable, target :: found_distances(:)
-    integer(int64), allocatable :: found(:)
     type(c_ptr) :: result
     integer(c_int) :: status
     status = within_search(KW_FLOAT32, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
                            size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
                            size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
-    if (status == KW_SUCCESS) then
+    call within_result_real32(status, result, offsets, indices, distances, stat)
+  end subroutine
+
+  ! A radius search's end: its result (where status says it ran) copied, 1-based, into offsets
+  ! and new indices and distances (allocated to the number found), and freed.
+  subroutine within_result_real64(status, result, offsets, indices, distances, stat)
+    integer(c_int), intent(in) :: status
+    type(c_ptr), intent(in) :: result
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real64), allocatable, intent(inout), target, optional :: distances(:)
+    integer, intent(out), optional :: stat
+    real(real64), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    integer(c_int) :: copied
+    copied = status
+    if (copied == KW_SUCCESS) then
       allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
-      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+      copied = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
     end if
-    if (status == KW_SUCCESS) then
+    if (copied == KW_SUCCESS) then
       call move_alloc(found, indices)
       if (present(distances)) call move_alloc(found_distances, distances)
     end if
-    call finish(status, stat)
+    call finish(copied, stat)
+  end subroutine
+
+  ! A radius search's end: its result (where status says it ran) copied, 1-based, into offsets
+  ! and new indices and distances (allocated to the number found), and freed.
+  subroutine within_result_real32(status, result, offsets, indices, distances, stat)
+    integer(c_int), intent(in) :: status
+    type(c_ptr), intent(in) :: result
+    integer(int64), intent(inout), contiguous :: offsets(:)
+    integer(int64), allocatable, intent(inout) :: indices(:)
+    real(real32), allocatable, intent(inout), target, optional :: distances(:)
+    integer, intent(out), optional :: stat
+    real(real32), allocatable, target :: found_distances(:)
+    integer(int64), allocatable :: found(:)
+    integer(c_int) :: copied
+    copied = status
+    if (copied == KW_SUCCESS) then
+      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
+      copied = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
+    end if
+    if (copied == KW_SUCCESS) then
+      call move_alloc(found, indices)
+      if (present(distances)) call move_alloc(found_distances, distances)
+    end if
+    call finish(copied, stat)
   end subroutine
 
   ! The search of kw_within, its result held in `result` on success.
@@ -1187,21 +1215,11 @@ contains
     integer(int64), allocatable, intent(inout) :: indices(:)
     real(real64), allocatable, intent(inout), target, optional :: distances(:)
     integer, intent(out), optional :: stat
-    real(real64), allocatable, target :: found_distances(:)
-    integer(int64), allocatable :: found(:)
     type(c_ptr) :: result
     integer(c_int) :: status
     status = spatial_within(index, KW_FLOAT64, shape(queries, int64), c_loc(queries), distance, &
                             size(offsets, kind=int64), result)
-    if (status == KW_SUCCESS) then
-      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
-      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
-    end if
-    if (status == KW_SUCCESS) then
-      call move_alloc(found, indices)
-      if (present(distances)) call move_alloc(found_distances, distances)
-    end if
-    call finish(status, stat)
+    call within_result_real64(status, result, offsets, indices, distances, stat)
   end subroutine
 
   subroutine spatial_within_real32(index, queries, distance, offsets, indices, distances, stat)
@@ -1212,21 +1230,11 @@ contains
     integer(int64), allocatable, intent(inout) :: indices(:)
     real(real32), allocatable, intent(inout), target, optional :: distances(:)
     integer, intent(out), optional :: stat
-    real(real32), allocatable, target :: found_distances(:)
-    integer(int64), allocatable :: found(:)
     type(c_ptr) :: result
     integer(c_int) :: status
     status = spatial_within(index, KW_FLOAT32, shape(queries, int64), c_loc(queries), distance, &
                             size(offsets, kind=int64), result)
-    if (status == KW_SUCCESS) then
-      allocate(found_distances(merge(c_within_total(result), 0_int64, present(distances))))
-      status = within_copy(result, offsets, found, merge(c_loc(found_distances), c_null_ptr, present(distances)))
-    end if
-    if (status == KW_SUCCESS) then
-      call move_alloc(found, indices)
-      if (present(distances)) call move_alloc(found_distances, distances)
-    end if
-    call finish(status, stat)
+    call within_result_real32(status, result, offsets, indices, distances, stat)
   end subroutine
 
   ! The search of kw_index_within, its result held in `result` on success.

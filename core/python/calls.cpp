@@ -272,7 +272,7 @@ class index_in final : public spatial_index {
   }
   ~index_in() override { live_indexes().remove(&release_); }
 
-  std::int64_t size() const override { return std::int64_t(built("size").size()); }
+  std::int64_t size() const override { return std::int64_t(built("Index").size()); }
   std::int64_t dimension() const override { return points_.extent[1]; }
 
   void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const override {

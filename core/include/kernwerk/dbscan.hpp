@@ -10,7 +10,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/neighbourhood/dbscan.hpp"
-#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/geometry/point_checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/within.hpp"
 

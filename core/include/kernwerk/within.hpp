@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/geometry/point_checks.hpp"
 #include "kernwerk/impl/profiling.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/neighbourhood/within.hpp"

@@ -1,7 +1,7 @@
 #pragma once
-// The argument checks of kernwerk::nearest and of kernwerk::spatial_index, made on the host
-// before any kernel writes an output: types (at compile time), options, shapes, k, index
-// ranges, aliasing, and the coordinates' values.
+// The argument checks of kernwerk::nearest and of kernwerk::spatial_index's k-nearest queries,
+// made on the host before any kernel writes an output: the outputs' types (at compile time),
+// shapes and k, index ranges, aliasing; the points' own checks are geometry/point_checks.hpp's.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -11,20 +11,13 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/geometry/point_checks.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
 
 namespace kernwerk::impl {
 
 inline constexpr int max_neighbours = 32;
-
-template <class Points>
-constexpr void require_point_view() {
-  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2,
-                "kernwerk: points must be a rank-2 View, one point per row");
-  static_assert(std::is_floating_point_v<typename Points::non_const_value_type>,
-                "kernwerk: coordinates must be float or double");
-}
 
 template <class Indices, class Distances>
 constexpr void require_output_views() {
@@ -38,32 +31,6 @@ constexpr void require_output_views() {
   static_assert(std::is_floating_point_v<typename Distances::value_type> &&
                     !std::is_const_v<typename Distances::value_type>,
                 "kernwerk: distances must be a writable View of float or double");
-}
-
-// Radius and units: the haversine metric's options.
-inline void check_sphere_options(const char* fn, angle_unit units, double radius, metric_kind metric) {
-  if (!(std::isfinite(radius) && radius > 0))
-    throw invalid_argument(fn, "options.radius",
-                           "must be positive and finite, got " + std::to_string(radius));
-  if (metric != metric_kind::haversine && units == angle_unit::degrees)
-    throw invalid_argument(fn, "options.units", "degrees apply to the haversine metric only");
-}
-
-// The coordinates per point of a set, and that it is not empty (unless `may_be_empty`: one
-// rank's share of a distributed set).
-template <class Points>
-void check_point_shape(const char* fn, const char* name, const Points& points, metric_kind metric,
-                       bool may_be_empty = false) {
-  const std::size_t dimension = points.extent(1);
-  if (metric == metric_kind::haversine && dimension != 2)
-    throw invalid_argument(fn, name,
-                           "haversine points have 2 coordinates (latitude, longitude), got " +
-                               std::to_string(dimension));
-  if (metric != metric_kind::haversine && dimension != 2 && dimension != 3)
-    throw invalid_argument(fn, name,
-                           "euclidean points have 2 or 3 coordinates, got " + std::to_string(dimension));
-  if (points.extent(0) == 0 && !may_be_empty) throw invalid_argument(fn, name, "empty set");
-  require_data(fn, name, points);
 }
 
 inline void check_reference_count(const char* fn, std::size_t references) {
@@ -98,80 +65,6 @@ std::size_t check_outputs(const char* fn, const Indices& indices, const Distance
                            "its value type cannot hold reference index " + std::to_string(m - 1));
   require_disjoint(fn, "indices", indices, "distances", distances);
   return k;
-}
-
-// Validates points where they are: on the execution space if it reaches them, else on the host
-// if it does, else on a copy in the execution space's memory.
-template <class ExecutionSpace, class Points>
-std::int64_t find_invalid_point_anywhere(const ExecutionSpace& space, const Points& points,
-                                         const coordinate_limits& limits) {
-  using memory = typename Points::memory_space;
-  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, memory>::accessible)
-    return find_invalid_point(space, points, limits);
-  else if constexpr (Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, memory>::accessible)
-    return find_invalid_point(Kokkos::DefaultHostExecutionSpace(), points, limits);
-  else
-    return find_invalid_point(
-        space,
-        Kokkos::create_mirror_view_and_copy(typename ExecutionSpace::memory_space(), points),
-        limits);
-}
-
-// The largest |latitude| and |longitude| of a valid point (0: no limit, the Euclidean metric).
-// A latitude of exactly +-90 degrees or +-pi/2 (as rounded to the input type) is a pole. A
-// longitude may go two turns either way (+-720 degrees, +-4 pi): beyond that a double keeps too
-// few of its digits for a distance to mean anything (at 1e300 none at all).
-template <class Scalar>
-coordinate_limits point_limits(metric_kind metric, angle_unit units) {
-  constexpr double pi = 3.14159265358979323846;
-  if (metric != metric_kind::haversine) return {};
-  if (units == angle_unit::degrees) return {90.0, 720.0};
-  return {static_cast<double>(static_cast<Scalar>(pi / 2)), 4 * pi};
-}
-
-template <class Points>
-invalid_argument invalid_point_error(const char* fn, const char* name, const Points& points,
-                                     std::int64_t row, metric_kind metric, angle_unit units) {
-  const char* rule =
-      metric == metric_kind::haversine
-          ? (units == angle_unit::degrees
-                 ? "has a non-finite coordinate, a latitude outside [-90, 90] or a longitude outside "
-                   "[-720, 720] degrees"
-                 : "has a non-finite coordinate, a latitude outside [-pi/2, pi/2] or a longitude outside "
-                   "[-4 pi, 4 pi]")
-          : "has a non-finite coordinate";
-  return invalid_argument(fn, name, describe_point(points, row) + " " + rule);
-}
-
-// Finite coordinates, and for the haversine metric latitudes within the poles and longitudes
-// within two turns.
-template <class ExecutionSpace, class Points>
-void check_point_values(const ExecutionSpace& space, const char* fn, const char* name,
-                        const Points& points, metric_kind metric, angle_unit units) {
-  const coordinate_limits limits = point_limits<typename Points::non_const_value_type>(metric, units);
-  const std::int64_t bad = find_invalid_point_anywhere(space, points, limits);
-  if (bad >= 0) throw invalid_point_error(fn, name, points, bad, metric, units);
-}
-
-// check_point_values for a call's observations and references: in one pass (one reduction,
-// one read) where the execution space reaches both and they hold one value type, else each
-// where it is.
-template <class ExecutionSpace, class Observations, class References>
-void check_point_sets(const ExecutionSpace& space, const char* fn, const Observations& observations,
-                      const References& references, metric_kind metric, angle_unit units) {
-  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible &&
-                Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible &&
-                std::is_same_v<typename Observations::non_const_value_type,
-                               typename References::non_const_value_type>) {
-    const coordinate_limits limits =
-        point_limits<typename Observations::non_const_value_type>(metric, units);
-    const auto [set, row] = find_invalid_point(space, observations, references, limits);
-    if (set == 0) throw invalid_point_error(fn, "observations", observations, row, metric, units);
-    if (set == 1) throw invalid_point_error(fn, "references", references, row, metric, units);
-  } else {
-    check_point_values(space, fn, "observations", observations, metric, units);
-    check_point_values(space, fn, "references", references, metric, units);
-  }
 }
 
 // The checks of a k-nearest query that read no values: the options, both sets' shapes (the

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernwerk/impl/staging/neighbour_output.hpp"
+
 namespace kernwerk::impl {
 
 // The entries and their order, shared by both lists.
@@ -163,29 +165,6 @@ struct neighbour_heap : neighbour_entries<Capacity, std::int32_t> {
 template <int Capacity>
 using neighbour_list =
     std::conditional_t<(Capacity > 16), neighbour_heap<Capacity>, sorted_neighbours<Capacity>>;
-// Writes neighbour q of observation i into rank-1 (k = 1) or rank-2 (n, k) outputs: its index
-// and its distance, or with `keys` set its key itself (for merging the results of reference
-// chunks exactly; the distance follows from the key at the end).
-template <class Indices, class Distances>
-struct neighbour_output {
-  Indices indices;
-  Distances distances;
-  bool keys = false;
-
-  template <class Metric>
-  KOKKOS_INLINE_FUNCTION void write(std::int64_t i, int q, std::int64_t index, double key,
-                                    const Metric& metric) const {
-    const double value = keys ? key : metric.distance(key);
-    if constexpr (Indices::rank == 1) {
-      indices(i) = static_cast<typename Indices::non_const_value_type>(index);
-      distances(i) = static_cast<typename Distances::non_const_value_type>(value);
-    } else {
-      indices(i, q) = static_cast<typename Indices::non_const_value_type>(index);
-      distances(i, q) = static_cast<typename Distances::non_const_value_type>(value);
-    }
-  }
-};
-
 // Evaluates keys of one observation on demand, for neighbour_list.
 template <class Metric>
 struct key_evaluator {

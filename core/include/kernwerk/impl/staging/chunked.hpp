@@ -21,9 +21,9 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/nearest/brute_force.hpp"
-#include "kernwerk/impl/nearest/indexed.hpp"
-#include "kernwerk/impl/nearest/neighbour_list.hpp"
+#include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/staging/neighbour_output.hpp"
 #include "kernwerk/impl/staging/traits.hpp"
 #include "kernwerk/impl/workspace.hpp"
 

@@ -20,9 +20,9 @@
 #include <limits>
 #include <optional>
 
-#include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/geometry/point_checks.hpp"
 #include "kernwerk/impl/staging/chunked.hpp"
-#include "kernwerk/impl/nearest/neighbour_list.hpp"
+#include "kernwerk/impl/staging/neighbour_output.hpp"
 
 namespace kernwerk::impl {
 

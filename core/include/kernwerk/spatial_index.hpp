@@ -28,9 +28,9 @@ namespace kernwerk {
 /// kernwerk::dbscan build the same index per call.
 ///
 /// \code
-/// kernwerk::spatial_index stations(space, points);                  // (lat, lon) rows, radians
-/// stations.nearest(space, queries, indices, distances);     // k from the outputs' shape
-/// stations.within(space, queries, 0.01, offsets, found);    // compressed rows
+/// kernwerk::spatial_index stations(space, points);         // (lat, lon) rows, radians
+/// stations.nearest(space, queries, indices, distances);    // k from the outputs' shape
+/// stations.within(space, queries, 0.01, offsets, found);   // compressed rows
 /// stations.count_within(space, queries, 0.01, counts);
 /// \endcode
 ///
@@ -149,7 +149,8 @@ class spatial_index {
   const index_options& options() const { return options_; }
 
  protected:
-  // The index of a caller that names itself `fn` and its points `points_name`.
+  /// The index of a caller that names itself `fn` and its points `points_name` in messages
+  /// (kernwerk::sphere_index), refusing an empty set unless `may_be_empty`.
   template <class Points>
   spatial_index(const ExecutionSpace& space, const Points& points, const index_options& options,
                 const char* fn, const char* points_name, bool may_be_empty)
@@ -177,9 +178,9 @@ class spatial_index {
     core_ = impl::build_index(space, here, metric, true, keep, scratch);
   }
 
-  // The names queries and points go by in messages ("observations" and "references" for
-  // sphere_index).
+  /// The name queries go by in messages ("observations" for kernwerk::sphere_index).
   const char* queries_name_ = "queries";
+  /// The name the indexed points go by in messages ("references" for kernwerk::sphere_index).
   const char* points_name_ = "points";
 
  private:

@@ -225,14 +225,29 @@ void call(reader& in, kw_type type) {
 
   const kw_within_options within = options_of(kw_within_options_default, metric, degrees, sphere_radius);
   const double radius = in.byte() % 4 == 0 ? -1.0 : double(in.byte()) / 64.0;
-  if (function <= 3) {  // kw_count_within, kw_within
-    const char* name = function == 2 ? "kw_count_within" : "kw_within";
+  if (function <= 3) {  // kw_count_within, kw_within, or the same queries of a kw_index
+    const bool through_index = in.byte() % 3 == 0;
+    const char* name = through_index ? "kw_index" : function == 2 ? "kw_count_within" : "kw_within";
     kw_within_result* result = nullptr;
-    const kw_status status =
-        function == 2 ? kw_count_within(type, where, dimension, obs_pointer, n, ref_pointer, m, radius,
-                                        static_cast<std::int64_t*>(out_pointer), with_options ? &within : nullptr)
-                      : kw_within(type, where, dimension, obs_pointer, n, ref_pointer, m, radius,
-                                  with_options ? &within : nullptr, &result);
+    std::int64_t* counts = static_cast<std::int64_t*>(out_pointer);
+    kw_status status;
+    if (through_index) {
+      kw_index* index = nullptr;
+      status = kw_index_create(type, where, dimension, ref_pointer, m, with_options ? &within : nullptr, &index);
+      if (status == KW_SUCCESS) {
+        KERNWERK_FUZZ_REQUIRE(index != nullptr && kw_index_size(index) == m && kw_index_dimension(index) == dimension);
+        status = function == 2 ? kw_index_count_within(index, obs_pointer, n, radius, counts)
+                               : kw_index_within(index, obs_pointer, n, radius, &result);
+        KERNWERK_FUZZ_REQUIRE(kw_index_destroy(index) == KW_SUCCESS);
+      } else {
+        KERNWERK_FUZZ_REQUIRE(index == nullptr);
+      }
+    } else {
+      status = function == 2 ? kw_count_within(type, where, dimension, obs_pointer, n, ref_pointer, m, radius, counts,
+                                               with_options ? &within : nullptr)
+                             : kw_within(type, where, dimension, obs_pointer, n, ref_pointer, m, radius,
+                                         with_options ? &within : nullptr, &result);
+    }
     if (refused(status, name)) {
       KERNWERK_FUZZ_REQUIRE(result == nullptr);
       return;
@@ -240,7 +255,9 @@ void call(reader& in, kw_type type) {
     KERNWERK_FUZZ_REQUIRE(sane && metric_known && enums_known && radius >= 0);
     std::vector<std::int64_t> found(rows_n);
     if (function == 2) {
-      KERNWERK_FUZZ_REQUIRE(!overlapping({{out_pointer, rows_n * 8}}, {obs_span, ref_span}));
+      // (the index keeps its own copy of the points: its counts may write over the caller's)
+      const std::vector<span> inputs = through_index ? std::vector<span>{obs_span} : std::vector<span>{obs_span, ref_span};
+      KERNWERK_FUZZ_REQUIRE(!overlapping({{out_pointer, rows_n * 8}}, inputs));
       for (std::size_t i = 0; i < rows_n; ++i) found[i] = static_cast<const std::int64_t*>(out_pointer)[i];
     } else {
       const std::int64_t total = kw_within_result_total(result);

@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -236,26 +235,35 @@ void count_within(const array_ref& queries, const array_ref& points, double dist
 
 namespace {
 
+// What holds Kokkos memory that must go before Kokkos does.
+class releasable {
+ public:
+  virtual void release() = 0;
+
+ protected:
+  ~releasable() = default;
+};
+
 // The indexes alive, whose memory finalize() frees before Kokkos goes.
 class index_registry {
  public:
-  void add(std::function<void()>* release) {
+  void add(releasable* index) {
     std::lock_guard<std::mutex> lock(mutex_);
-    releases_.insert(release);
+    alive_.insert(index);
   }
-  void remove(std::function<void()>* release) {
+  void remove(releasable* index) {
     std::lock_guard<std::mutex> lock(mutex_);
-    releases_.erase(release);
+    alive_.erase(index);
   }
   void release_all() {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto* release : releases_) (*release)();
-    releases_.clear();
+    for (auto* index : alive_) index->release();
+    alive_.clear();
   }
 
  private:
   std::mutex mutex_;
-  std::set<std::function<void()>*> releases_;
+  std::set<releasable*> alive_;
 };
 index_registry& live_indexes() {
   static index_registry registry;
@@ -263,14 +271,14 @@ index_registry& live_indexes() {
 }
 
 template <class Space, class T>
-class index_in final : public spatial_index {
+class index_in final : public spatial_index, private releasable {
  public:
   index_in(const Space& space, const array_ref& points, const index_options& options)
       : index_(std::make_unique<kernwerk::spatial_index<Space>>(space, matrix_of<const T, Space>("Index", points), options)),
         points_(points) {
-    live_indexes().add(&release_);
+    live_indexes().add(this);
   }
-  ~index_in() override { live_indexes().remove(&release_); }
+  ~index_in() override { live_indexes().remove(this); }
 
   std::int64_t size() const override { return std::int64_t(built("Index").size()); }
   std::int64_t dimension() const override { return points_.extent[1]; }
@@ -323,9 +331,10 @@ class index_in final : public spatial_index {
     require_like(fn, queries, points_, true);
   }
 
+  void release() override { index_.reset(); }
+
   std::unique_ptr<kernwerk::spatial_index<Space>> index_;
   array_ref points_;  // how the points were described (their memory is not kept)
-  std::function<void()> release_ = [this] { index_.reset(); };
 };
 
 }  // namespace

@@ -62,32 +62,34 @@ struct index_handle {
   }
 
   int64_t size() const { return int64_t(host ? host->size() : device->size()); }
-
-  // The k nearest points of n queries, as kw_nearest returns them.
-  kw_status nearest(const char* fn, const char* queries_name, const void* queries, int64_t n,
-                    int64_t k, int64_t* indices, void* distances) const {
-    return guarded(fn, [&] {
-      require_count(fn, "n", n);
-      require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
-      require_pointer(fn, queries_name, queries, n);
-      require_pointer(fn, "indices", indices, n);
-      require_pointer(fn, "distances", distances, n);
-      for (auto [name, pointer] : {std::pair<const char*, const void*>{queries_name, queries},
-                                   {"indices", indices}, {"distances", distances}})
-        require_location(fn, name, pointer, memory);
-      run(fn, [&](const auto& built, auto space, auto tag) {
-        using Space = decltype(space);
-        using T = typename decltype(tag)::type;
-        using memory_space = typename Space::memory_space;
-        built.nearest(space, points_of<T, Space>(queries, n),
-                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          indices, n, k),
-                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          static_cast<T*>(distances), n, k));
-      });
-    });
-  }
 };
+
+// The k nearest points of n queries (named `queries_name`) of an index, as kw_nearest returns them.
+template <class Handle>
+kw_status nearest_of(const Handle* index, const char* fn, const char* queries_name, const void* queries,
+                     int64_t n, int64_t k, int64_t* indices, void* distances) {
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    require_count(fn, "n", n);
+    require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+    require_pointer(fn, queries_name, queries, n);
+    require_pointer(fn, "indices", indices, n);
+    require_pointer(fn, "distances", distances, n);
+    for (auto [name, pointer] : {std::pair<const char*, const void*>{queries_name, queries},
+                                 {"indices", indices}, {"distances", distances}})
+      require_location(fn, name, pointer, index->memory);
+    index->run(fn, [&](const auto& built, auto space, auto tag) {
+      using Space = decltype(space);
+      using T = typename decltype(tag)::type;
+      using memory_space = typename Space::memory_space;
+      built.nearest(space, index->template points_of<T, Space>(queries, n),
+                    Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                        indices, n, k),
+                    Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                        static_cast<T*>(distances), n, k));
+    });
+  });
+}
 
 // Frees a handle (NULL is fine).
 template <class Handle>
@@ -126,9 +128,7 @@ kw_status kw_index_create(kw_type type, kw_memory memory, int64_t dimension, con
 
 kw_status kw_index_nearest(const kw_index* index, const void* queries, int64_t n, int64_t k,
                            int64_t* indices, void* distances) {
-  constexpr const char* fn = "kw_index_nearest";
-  if (!index) return guarded(fn, [&] { require(false, fn, "index", "is NULL"); });
-  return index->nearest(fn, "queries", queries, n, k, indices, distances);
+  return nearest_of(index, "kw_index_nearest", "queries", queries, n, k, indices, distances);
 }
 
 kw_status kw_index_count_within(const kw_index* index, const void* queries, int64_t n,
@@ -201,9 +201,8 @@ kw_status kw_sphere_index_create(kw_type type, kw_memory memory, const void* ref
 
 kw_status kw_sphere_index_nearest(const kw_sphere_index* index, const void* observations,
                                   int64_t n, int64_t k, int64_t* indices, void* distances) {
-  constexpr const char* fn = "kw_sphere_index_nearest";
-  if (!index) return guarded(fn, [&] { require(false, fn, "index", "is NULL"); });
-  return index->nearest(fn, "observations", observations, n, k, indices, distances);
+  return nearest_of(index, "kw_sphere_index_nearest", "observations", observations, n, k, indices,
+                    distances);
 }
 
 int64_t kw_sphere_index_size(const kw_sphere_index* index) { return index ? index->size() : 0; }

@@ -30,6 +30,7 @@
 #include "execution_spaces.hpp"
 #include "kernwerk.h"
 #include "kernwerk/nearest.hpp"
+#include "kernwerk/spatial_index.hpp"
 #include "nearest_support.hpp"
 
 namespace {
@@ -195,6 +196,39 @@ TEST_CASE_TEMPLATE_DEFINE("nearest falls back to chunks when an allocation fails
   }
 }
 TEST_CASE_TEMPLATE_APPLY(allocation_fallback, enabled_spaces);
+
+TEST_CASE_TEMPLATE_DEFINE("a kept index's queries fall back to chunks when an allocation fails",
+                          Space, index_fallback) {
+  if (!can_fault<Space>()) return;
+  // Built before the pressure. GPU: 64 MiB free, and the query in one piece would copy 2^18 x
+  // 32 results (128 MiB) into it; host: allocations above 256 KiB fail (the query's scratch
+  // may be kept from earlier calls, so that the host's case is its answer only).
+  const bool host = host_space<Space>;
+  const std::size_t n = host ? 20000 : (std::size_t(1) << 18) - 1, m = 4096, k = 32;
+  const host_points observations = uniform_sphere(n, 73), references = clustered(m, 74);
+  const kernwerk::spatial_index<Space> index(Space(), to_device<Space>(references));
+  std::vector<std::int64_t> indices(n * k, 7);
+  std::vector<double> distances(n * k, 7.0);
+  kernwerk::query_options options;
+  if (!host) options.memory_budget = std::size_t(1) << 40;  // more than any device has
+  const auto call = [&] {
+    index.nearest(Space(), host_matrix(observations.values.data(), n, 2),
+                  host_index_matrix(indices.data(), n, k), host_distance_matrix(distances.data(), n, k),
+                  options);
+  };
+  if (!host) call();  // the kernels loaded first (see above)
+  std::fill(indices.begin(), indices.end(), 7);
+  long failed = 0;
+  {
+    memory_pressure<Space> pressure(host ? std::size_t(256) << 10 : std::size_t(64) << 20);
+    call();
+    failed = pressure.failed();
+  }
+  MESSAGE("allocations failed: " << failed);
+  if (!host) CHECK(failed != 0);
+  check_rows(observations, references, indices, distances, k, {}, host ? 7 : 61);
+}
+TEST_CASE_TEMPLATE_APPLY(index_fallback, enabled_spaces);
 
 // Allocations above 1 KiB fail: the index over even 32 references needs more, in every plan.
 TEST_CASE_TEMPLATE_DEFINE("nearest without memory for its smallest chunks", Space,

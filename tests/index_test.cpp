@@ -151,6 +151,56 @@ TEST_CASE_TEMPLATE_DEFINE("index: a single point, and queried many times", Space
 }
 TEST_CASE_TEMPLATE_APPLY(reuse, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("index: host queries in one piece, in chunks and in the pipeline", Space,
+                          staged_queries) {
+  // Host queries with any space go through the staged engine as kernwerk::nearest's do: in one
+  // piece, in chunks within a budget, and on a GPU large sets through the pipeline; LayoutLeft
+  // float queries and int32 outputs converted on the way. Each answer is the one of queries in
+  // the space's own memory, bit for bit, and that one the brute force's (small sets).
+  const auto points = as_points(kernwerk::layouts::make("half-cap", 1, 3000, 91).references);
+  const std::size_t k = 3;
+  const kernwerk::spatial_index<Space> index(Space(), to_device<Space>(points));
+  for (const std::size_t n : {std::size_t(2500), kernwerk::impl::pipeline_min_rows + 321}) {
+    CAPTURE(n);
+    auto queries = uniform_sphere(n - 200, 92);
+    for (std::size_t j = 0; j < 200; ++j) queries.add_copy(points, j * 7);  // exact ties
+    // (as float: the queries below are float, so that both calls see the same points)
+    for (double& value : queries.values) value = double(float(value));
+    const auto expected = query<Space>(index, queries, k);
+    if (n < 10000) check_all(queries, points, expected, as_nearest({}));
+    Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::HostSpace> q("queries", n, 2);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < 2; ++d) q(i, d) = float(queries.values[2 * i + d]);
+    for (const std::size_t budget : {std::size_t(0), std::size_t(256) << 10}) {
+      CAPTURE(budget);
+      Kokkos::View<std::int32_t**, Kokkos::LayoutLeft, Kokkos::HostSpace> indices("indices", n + 5, k);
+      Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> distances("distances", n + 5, k);
+      Kokkos::deep_copy(indices, 7);
+      kernwerk::query_options options;
+      options.memory_budget = budget;
+      index.nearest(Space(), q, indices, distances, options);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < k; ++c)
+          wrong += indices(i, c) != expected.indices[i * k + c] ||
+                   distances(i, c) != expected.distances[i * k + c];
+      CHECK(wrong == 0);
+      CHECK(indices(n + 4, 0) == 7);  // rows past the queries' untouched
+    }
+  }
+  // A budget too small for one query's chunk is named, the outputs untouched.
+  Kokkos::View<std::int64_t*, Kokkos::HostSpace> indices("indices", 4);
+  Kokkos::View<double*, Kokkos::HostSpace> distances("distances", 4);
+  Kokkos::deep_copy(indices, 7);
+  kernwerk::query_options tiny;
+  tiny.memory_budget = 64;
+  check_rejects("options.memory_budget", [&] {
+    index.nearest(Space(), Kokkos::View<double**, Kokkos::HostSpace>("q", 4, 2), indices, distances, tiny);
+  });
+  CHECK(indices(3) == 7);
+}
+TEST_CASE_TEMPLATE_APPLY(staged_queries, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("index: bad input names the argument, outputs untouched", Space, errors) {
   using memory_space = typename Space::memory_space;
   using points_view = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;

@@ -3,6 +3,8 @@
 /// The metrics of Kernwerk's searches, and the options of kernwerk::spatial_index: where points live
 /// and how the distance between them is measured.
 
+#include <cstddef>
+
 namespace kernwerk {
 
 /// The distance between points.
@@ -19,6 +21,13 @@ struct index_options {
   metric_kind metric = metric_kind::haversine;  ///< the distance
   angle_unit units = angle_unit::radians;       ///< of haversine coordinates
   double radius = 1.0;  ///< of the sphere: haversine distances are radians times this
+};
+
+/// Options of a query of kernwerk::spatial_index.
+struct query_options {
+  /// Bytes of the execution space's memory a k-nearest query may use (0: its free memory on
+  /// a GPU, no limit on the host); queries beyond it run in chunks, with the same answers.
+  std::size_t memory_budget = 0;
 };
 
 }  // namespace kernwerk

@@ -12,7 +12,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
-#include "kernwerk/impl/nearest/indexed.hpp"
+#include "kernwerk/impl/nearest/index_queries.hpp"
 #include "kernwerk/impl/nearest/neighbour_list.hpp"
 #include "kernwerk/impl/neighbourhood/within.hpp"
 #include "kernwerk/impl/profiling.hpp"
@@ -59,40 +59,26 @@ class spatial_index {
 
   /// Fills indices(i[, q]) and distances(i[, q]) with the k nearest points of every query,
   /// k = 1 for rank-1 outputs, the column count (1 to 32, at most size()) of rank-2 ones.
+  /// Queries and outputs out of the execution space's reach go through its memory as
+  /// kernwerk::nearest's do: copied in one piece, pipelined in chunks beside the search, or in
+  /// chunks within options.memory_budget (and smaller ones where an allocation fails).
   /// \throws kernwerk::invalid_argument naming the argument, before any output is written, as
-  /// kernwerk::nearest does.
+  /// kernwerk::nearest does; kernwerk::out_of_memory where even the smallest chunks fail.
   template <class Queries, class Indices, class Distances>
   void nearest(const ExecutionSpace& space, const Queries& queries, const Indices& indices,
-               const Distances& distances) const {
+               const Distances& distances, const query_options& options = {}) const {
     impl::require_output_views<Indices, Distances>();
     const std::string fn = name_ + "::nearest";
     impl::scoped_region region("kernwerk::spatial_index::nearest");
-    check_queries(space, fn.c_str(), queries, false);
+    check_query_shape(fn.c_str(), queries, false);
     const std::size_t n = queries.extent(0);
     const std::size_t k =
         impl::check_outputs(fn.c_str(), indices, distances, n, size(), queries_name_, points_name_);
     impl::require_disjoint(fn.c_str(), "indices", indices, queries_name_, queries);
     impl::require_disjoint(fn.c_str(), "distances", distances, queries_name_, queries);
-
-    const auto indices_out = impl::first_rows(indices, n);
-    const auto distances_out = impl::first_rows(distances, n);
-    const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
-    const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
-    const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-    using output_type = impl::neighbour_output<std::remove_const_t<decltype(indices_here)>,
-                                               std::remove_const_t<decltype(distances_here)>>;
-    const std::size_t scratch_bytes = impl::nearest_bvh_query_bytes<memory_space>(
-        std::int64_t(n), std::int64_t(size()), space.concurrency(), nearest_tuning{});
-    {
-      impl::workspace<memory_space> scratch_memory(scratch_bytes);
-      impl::carver scratch(scratch_memory.template take<char>(scratch_bytes), scratch_bytes);
-      impl::query_index(space, queries_here, core_, output_type{indices_here, distances_here},
-                        int(k), nearest_tuning{}, scratch);
-    }
-    if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
-    if (distances_here.data() != distances_out.data())
-      Kokkos::deep_copy(space, distances_out, distances_here);
-    space.fence();
+    impl::nearest_in_index(space, fn.c_str(), queries_name_, queries, core_,
+                           impl::first_rows(indices, n), impl::first_rows(distances, n), int(k),
+                           options.memory_budget, options_.units);
   }
 
   /// Every indexed point within `radius` of every query, in compressed rows, as
@@ -184,16 +170,21 @@ class spatial_index {
   const char* points_name_ = "points";
 
  private:
-  // The queries' shape against the index, and their values.
+  // The queries' shape against the index.
   template <class Queries>
-  void check_queries(const ExecutionSpace& space, const char* fn, const Queries& queries,
-                     bool may_be_empty) const {
+  void check_query_shape(const char* fn, const Queries& queries, bool may_be_empty) const {
     impl::require_point_view<Queries>();
     impl::check_point_shape(fn, queries_name_, queries, options_.metric, may_be_empty);
     if (int(queries.extent(1)) != dimension())
       throw invalid_argument(fn, queries_name_,
                              std::to_string(queries.extent(1)) + " coordinates, but the index's points have " +
                                  std::to_string(dimension()));
+  }
+  // Their shape and values.
+  template <class Queries>
+  void check_queries(const ExecutionSpace& space, const char* fn, const Queries& queries,
+                     bool may_be_empty) const {
+    check_query_shape(fn, queries, may_be_empty);
     impl::check_point_values(space, fn, queries_name_, queries, options_.metric, options_.units);
   }
 

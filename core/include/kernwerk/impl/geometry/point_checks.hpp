@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -123,5 +124,66 @@ void check_point_sets(const ExecutionSpace& space, const char* fn, const Observa
     check_point_values(space, fn, "references", references, metric, units);
   }
 }
+
+// The values of point sets checked on the execution space where they land (chunk by chunk, in
+// the staged engine's pipeline), each set's first invalid row kept in its memory and read once
+// at the end: no host pass reads the inputs only to check them.
+template <class Points, class First>
+struct mark_invalid_rows {
+  Points points;
+  First first;
+  std::int64_t offset;
+  coordinate_limits limits;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    if (invalid_point(points, i, limits)) Kokkos::atomic_fetch_min(&first(0), offset + i);
+  }
+};
+
+template <class ExecutionSpace>
+class deferred_point_checks {
+ public:
+  static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+
+  deferred_point_checks(const ExecutionSpace& space, metric_kind metric, angle_unit units)
+      : space_(space), metric_(metric), units_(units), first_("kernwerk::first_invalid") {
+    Kokkos::deep_copy(space, first_, none);
+  }
+
+  // Queued on the execution space: the rows of set `set` (0 or 1) in `points` (rows numbered
+  // from `first_row` in the whole set).
+  template <class Points>
+  void mark(int set, const Points& points, std::size_t first_row) const {
+    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    const auto slot = Kokkos::subview(first_, std::make_pair(set, set + 1));
+    Kokkos::parallel_for(
+        "kernwerk::check_points", policy(space_, 0, std::int64_t(points.extent(0))),
+        mark_invalid_rows<Points, decltype(slot)>{
+            points, slot, std::int64_t(first_row),
+            point_limits<typename Points::non_const_value_type>(metric_, units_)});
+  }
+
+  // Once every mark is queued, one read: throws naming set 0 (first_name, first_set) or else
+  // set 1 where it holds an invalid row.
+  template <class Points>
+  void verify(const char* fn, const char* name, const Points& points) const {
+    const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first_);
+    if (found(0) != none) throw invalid_point_error(fn, name, points, found(0), metric_, units_);
+  }
+  template <class First, class Second>
+  void verify(const char* fn, const char* first_name, const First& first_set,
+              const char* second_name, const Second& second_set) const {
+    const auto found = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first_);
+    if (found(0) != none)
+      throw invalid_point_error(fn, first_name, first_set, found(0), metric_, units_);
+    if (found(1) != none)
+      throw invalid_point_error(fn, second_name, second_set, found(1), metric_, units_);
+  }
+
+ private:
+  ExecutionSpace space_;
+  metric_kind metric_;
+  angle_unit units_;
+  Kokkos::View<std::int64_t[2], typename ExecutionSpace::memory_space> first_;
+};
 
 }  // namespace kernwerk::impl

@@ -15,15 +15,15 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
-#include "kernwerk/impl/staging/allocation_failure.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
-#include "kernwerk/impl/staging/chunked.hpp"
-#include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
-#include "kernwerk/impl/staging/copies.hpp"
-#include "kernwerk/impl/staging/pipelined.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/nearest/tuned.hpp"
 #include "kernwerk/impl/profiling.hpp"
+#include "kernwerk/impl/staging/chunked.hpp"
+#include "kernwerk/impl/staging/copies.hpp"
+#include "kernwerk/impl/staging/engine.hpp"
+#include "kernwerk/impl/staging/pipelined.hpp"
 #include "kernwerk/impl/staging/traits.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
@@ -369,26 +369,21 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
   // Only the first observations.extent(0) rows of longer outputs are written.
   const auto indices_out = first_rows(indices, n);
   const auto distances_out = first_rows(distances, n);
-  // Large sets in memory the execution space does not reach go through the chunk pipeline even
-  // when they fit, so that their copies overlap the computation (8 chunks or more).
-  constexpr bool outputs_reached =
-      Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
-      Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
-  const bool pipelined = !(observations_reached && outputs_reached) && n >= pipeline_min_rows;
+  using out_indices = std::remove_const_t<decltype(indices_out)>;
+  using out_distances = std::remove_const_t<decltype(distances_out)>;
   bool wrote = false;  // whether a failed attempt may have written into the outputs
 
-  // One attempt within `budget` bytes; in chunks wherever `chunked` or the sets exceed it.
-  const auto attempt = [&](std::size_t budget, bool chunked) {
-    if (!chunked && pipelined && needed <= double(budget) && pipeline_policy::two_phase) {
-      wrote = true;  // staging/pipelined.hpp writes the outputs as its chunks finish
+  // One attempt within `budget` bytes, in the engine's case (staging/engine.hpp).
+  const auto attempt = [&](std::size_t budget, staging_case staging) {
+    if (staging == staging_case::pipeline) {
       nearest_pipelined(space, observations, references, indices_out, distances_out, int(k), run,
-                        "nearest", options.metric, options.units);
+                        "nearest", options.metric, options.units, &wrote);
       return;
     }
-    if (chunked || needed > double(budget) || pipelined) {
+    if (staging == staging_case::chunks) {
       check_point_sets(space, "nearest", observations, references, options.metric, options.units);
       auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
-      if (pipelined)
+      if (wants_pipeline<ExecutionSpace, Observations, out_indices, out_distances>(n))
         chunks.observation_rows = std::min(chunks.observation_rows, pipeline_chunk_rows(n));
       if (haversine)
         nearest_chunked(space, observations, references, indices_out, distances_out, int(k),
@@ -398,54 +393,34 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
                         chunks, run, euclidean_distance{}, &wrote);
       return;
     }
-    // In one pass: sets the execution space cannot reach are copied into its memory
+    // In one piece: sets the execution space cannot reach are copied into its memory
     // (staging/copies.hpp), and the values checked there.
-    nearest_copies<ExecutionSpace, Observations, References,
-                   std::remove_const_t<decltype(indices_out)>,
-                   std::remove_const_t<decltype(distances_out)>>
-        copies(space, observations, references, indices_out, distances_out);
-    check_point_sets(space, "nearest", copies.observations, copies.references, options.metric,
+    staged_copies<ExecutionSpace, out_indices, out_distances, Observations, References> copies(
+        space, indices_out, distances_out, observations, references);
+    const auto& [observations_here, references_here] = copies.inputs;
+    check_point_sets(space, "nearest", observations_here, references_here, options.metric,
                      options.units);
-    wrote = wrote || outputs_reached;  // the run writes into the caller's outputs
-    run(copies.observations, copies.references,
+    wrote = wrote || copies.outputs_reached;  // the run writes into the caller's outputs
+    run(observations_here, references_here,
         neighbour_output<decltype(copies.indices), decltype(copies.distances)>{copies.indices,
                                                                                copies.distances},
         int(k));
     copies.copy_out(space, indices_out, distances_out);
   };
 
-  // Where an allocation fails (the device is shared, or the estimate above was short), the call
-  // runs again in chunks within a quarter of the memory, down to the smallest chunks; the
-  // answer is the same. Where even those fail, outputs an attempt wrote into are filled with
-  // index -1 and distance NaN, so that no partial answer is left, and the error says so.
-  std::size_t budget = options.memory_budget
-                           ? options.memory_budget
-                           : default_memory_budget<ExecutionSpace>::bytes();
-  for (bool chunked = false;; chunked = true) {
-    try {
-      attempt(budget, chunked);
-      finish();
-      return;
-    } catch (const std::exception& failure) {
-      if (!allocation_failed(failure) || dynamic_cast<const out_of_memory*>(&failure)) throw;
-      const std::size_t smaller = std::size_t(std::min(double(budget), needed) / 4);
-      if (!chunks_within<memory_space>(smaller, n, m, observation_row, reference_row, k)) {
-        if (wrote) {
-          Kokkos::deep_copy(indices_out, typename Indices::non_const_value_type(-1));
-          Kokkos::deep_copy(distances_out,
-                            std::numeric_limits<typename Distances::non_const_value_type>::quiet_NaN());
-        }
-        throw out_of_memory(
-            "nearest", std::string("an allocation failed in every plan down to chunks within ") +
-                           std::to_string(budget) + " bytes (" + failure.what() + "); " +
-                           (wrote ? "the outputs hold index -1 and distance NaN"
-                                  : "the outputs are untouched"));
-      }
-      budget = smaller;
-      report.reason = plan.choice.reason + "; in chunks within " + std::to_string(budget) +
-                      " bytes after an allocation failed";
-    }
-  }
+  run_staged<ExecutionSpace>(
+      "nearest", options.memory_budget, needed,
+      wants_pipeline<ExecutionSpace, Observations, out_indices, out_distances>(n), wrote, attempt,
+      [&](std::size_t budget) {
+        return chunks_within<memory_space>(budget, n, m, observation_row, reference_row, k)
+            .has_value();
+      },
+      [&] { spoil_outputs(indices_out, distances_out); },
+      [&](std::size_t budget) {
+        report.reason = plan.choice.reason + "; in chunks within " + std::to_string(budget) +
+                        " bytes after an allocation failed";
+      });
+  finish();
 }
 
 }  // namespace kernwerk::impl

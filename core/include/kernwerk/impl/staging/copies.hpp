@@ -1,7 +1,7 @@
 #pragma once
-// kernwerk::nearest on sets in memory the execution space does not reach (host memory and a
-// GPU) that fit its memory in one piece and are too small for the chunk pipeline: the sets are
-// copied in, checked and searched there, and the results copied out. Such calls are how codes
+// The staged engine's one-piece case: searches on sets in memory the execution space does not
+// reach (host memory and a GPU) that fit its memory in one piece and are too small for the
+// pipeline: the sets are copied in, checked and searched there, and the results copied out. Such calls are how codes
 // call every time step, so each one avoids what costs more than its copies:
 // - device memory is not allocated per call: the copies use a buffer kept between calls (up to
 //   kept_copy_bytes; larger calls allocate, the allocation is small beside their copies);
@@ -14,9 +14,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
-#include "kernwerk/impl/staging/chunked.hpp"
+#include "kernwerk/impl/staging/engine.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -34,7 +36,7 @@ class copy_memory {
       kept_.emplace(bytes);
     } else {
       owned_ = Kokkos::View<char*, MemorySpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::copies"), bytes);
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::staged::copies"), bytes);
       pieces_.emplace(owned_.data(), bytes);
     }
   }
@@ -70,9 +72,11 @@ struct device_side {
   static std::size_t elements(const View& view) { return reached ? 0 : view.size(); }
 };
 
-template <class ExecutionSpace, class Observations, class References, class Indices,
-          class Distances>
-class nearest_copies {
+// The engine's one-piece case: the inputs (point sets) and two outputs (indices, distances) of
+// a call as the execution space sees them, copied in (inputs) and out (outputs, copy_out) where
+// it does not reach them.
+template <class ExecutionSpace, class Indices, class Distances, class... Inputs>
+class staged_copies {
   using memory_space = typename ExecutionSpace::memory_space;
   using staging_space = typename staging_memory<ExecutionSpace>::type;
   template <class View>
@@ -81,24 +85,22 @@ class nearest_copies {
   using value = typename View::non_const_value_type;
 
  public:
-  typename side<Observations>::type observations;
-  typename side<References>::type references;
+  std::tuple<typename side<Inputs>::type...> inputs;
   typename side<Indices>::type indices;
   typename side<Distances>::type distances;
+  static constexpr bool outputs_reached = side<Indices>::reached && side<Distances>::reached;
 
-  // Copies the sets in (queued on `space`).
-  nearest_copies(const ExecutionSpace& space, const Observations& obs, const References& ref,
-                 const Indices& out_indices, const Distances& out_distances)
-      : memory_(device_bytes(obs, ref, out_indices, out_distances)) {
-    const std::size_t staged = staged_bytes(obs) + staged_bytes(ref) +
-                               staged_bytes(out_indices) + staged_bytes(out_distances);
+  // Copies the inputs in (queued on `space`).
+  staged_copies(const ExecutionSpace& space, const Indices& out_indices,
+                const Distances& out_distances, const Inputs&... in)
+      : memory_(device_bytes(out_indices, out_distances, in...)) {
+    const std::size_t staged =
+        staged_bytes(out_indices) + staged_bytes(out_distances) + (staged_bytes(in) + ... + 0);
     if (staged > 0) staging_.emplace(staged);
-    observations = place(obs);
-    references = place(ref);
+    inputs = std::tuple<typename side<Inputs>::type...>{place(in)...};  // in order
     indices = place(out_indices);
     distances = place(out_distances);
-    copy_in(space, obs, observations);
-    copy_in(space, ref, references);
+    copy_inputs(space, std::index_sequence_for<Inputs...>(), in...);
   }
 
   // The results into the caller's outputs; returns once they are there.
@@ -110,10 +112,14 @@ class nearest_copies {
   }
 
  private:
-  static std::size_t device_bytes(const Observations& obs, const References& ref,
-                                  const Indices& out_indices, const Distances& out_distances) {
-    return carver::bytes_for<value<Observations>>(side<Observations>::elements(obs)) +
-           carver::bytes_for<value<References>>(side<References>::elements(ref)) +
+  template <std::size_t... I>
+  void copy_inputs(const ExecutionSpace& space, std::index_sequence<I...>, const Inputs&... in) {
+    (copy_in(space, in, std::get<I>(inputs)), ...);
+  }
+
+  static std::size_t device_bytes(const Indices& out_indices, const Distances& out_distances,
+                                  const Inputs&... in) {
+    return (carver::bytes_for<value<Inputs>>(side<Inputs>::elements(in)) + ... + 0) +
            carver::bytes_for<value<Indices>>(side<Indices>::elements(out_indices)) +
            carver::bytes_for<value<Distances>>(side<Distances>::elements(out_distances));
   }

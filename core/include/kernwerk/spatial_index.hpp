@@ -175,10 +175,8 @@ class spatial_index {
   void check_query_shape(const char* fn, const Queries& queries, bool may_be_empty) const {
     impl::require_point_view<Queries>();
     impl::check_point_shape(fn, queries_name_, queries, options_.metric, may_be_empty);
-    if (int(queries.extent(1)) != dimension())
-      throw invalid_argument(fn, queries_name_,
-                             std::to_string(queries.extent(1)) + " coordinates, but the index's points have " +
-                                 std::to_string(dimension()));
+    impl::require_same_dimension(fn, queries_name_, queries.extent(1), "the index's points",
+                                 std::size_t(dimension()));
   }
   // Their shape and values.
   template <class Queries>

@@ -38,10 +38,7 @@ void check_within_arguments(const char* fn, const Queries& queries, const Points
   require_point_view<Queries>();
   check_indexed_points(fn, points, options);
   check_point_shape(fn, "queries", queries, options.metric, true);
-  if (queries.extent(1) != points.extent(1))
-    throw invalid_argument(fn, "queries",
-                           std::to_string(queries.extent(1)) + " coordinates, but points have " +
-                               std::to_string(points.extent(1)));
+  require_same_dimension(fn, "queries", queries.extent(1), "points", points.extent(1));
   check_range(fn, "radius", range);
 }
 

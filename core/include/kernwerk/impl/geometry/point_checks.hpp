@@ -51,6 +51,16 @@ void check_point_shape(const char* fn, const char* name, const Points& points, m
   require_data(fn, name, points);
 }
 
+// That the set `name` has the coordinates per point (`got`) of the set `other` (`dimension`):
+// the one check of every search that takes two sets (nearest, within, an index's queries).
+inline void require_same_dimension(const char* fn, const char* name, std::size_t got,
+                                   const char* other, std::size_t dimension) {
+  if (got != dimension)
+    throw invalid_argument(fn, name,
+                           std::to_string(got) + " coordinates per point, but " + other + " have " +
+                               std::to_string(dimension));
+}
+
 // Validates points where they are: on the execution space if it reaches them, else on the host
 // if it does, else on a copy in the execution space's memory.
 template <class ExecutionSpace, class Points>

@@ -79,11 +79,8 @@ std::size_t check_nearest_shapes(const char* fn, const Observations& observation
                                  std::size_t reference_total, bool shares = false) {
   check_sphere_options(fn, options.units, options.radius, options.metric);
   check_point_shape(fn, "observations", observations, options.metric, shares);
-  if (references.extent(1) != observations.extent(1))
-    throw invalid_argument(fn, "references",
-                           std::to_string(references.extent(1)) +
-                               " coordinates per point, but observations have " +
-                               std::to_string(observations.extent(1)));
+  require_same_dimension(fn, "references", references.extent(1), "observations",
+                         observations.extent(1));
   check_point_shape(fn, "references", references, options.metric, shares);
   const std::size_t k =
       check_outputs(fn, indices, distances, observations.extent(0), reference_total);

@@ -382,9 +382,7 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
     }
     if (staging == staging_case::chunks) {
       check_point_sets(space, "nearest", observations, references, options.metric, options.units);
-      auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
-      if (wants_pipeline<ExecutionSpace, Observations, out_indices, out_distances>(n))
-        chunks.observation_rows = std::min(chunks.observation_rows, pipeline_chunk_rows(n));
+      const auto chunks = plan_chunks<memory_space>(budget, n, m, observation_row, reference_row, k);
       if (haversine)
         nearest_chunked(space, observations, references, indices_out, distances_out, int(k),
                         chunks, run, sphere_distance{options.radius}, &wrote);

@@ -10,7 +10,6 @@
 #include <limits>
 #include <string>
 #include <optional>
-#include <type_traits>
 
 #include "kernwerk/impl/geometry/point_checks.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
@@ -63,17 +62,14 @@ void nearest_in_index(const ExecutionSpace& space, const char* fn, const char* q
   constexpr bool outputs_reached =
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
       Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
-  const double needed =
-      (queries_reached ? 0.0 : double(n) * query_row) +
-      (outputs_reached ? 0.0 : double(n) * k * 16) +
-      double(nearest_bvh_query_bytes<memory_space>(std::int64_t(n), m, space.concurrency(),
-                                                   nearest_tuning{}));
   using rows_within = std::optional<std::size_t>;
   const std::int64_t concurrency = space.concurrency();
   const auto scratch_bytes = [&](std::size_t rows) {
     return nearest_bvh_query_bytes<memory_space>(std::int64_t(rows), m, concurrency,
                                                  nearest_tuning{});
   };
+  const double needed = (queries_reached ? 0.0 : double(n) * query_row) +
+                        (outputs_reached ? 0.0 : double(n) * k * 16) + double(scratch_bytes(n));
   // The search of `rows` queries into the outputs' rows from out_first, with scratch in
   // `memory` (scratch_bytes of the most rows, taken before any output is written).
   const auto search = [&](const auto& rows, const auto& out_indices, const auto& out_distances,
@@ -94,8 +90,9 @@ void nearest_in_index(const ExecutionSpace& space, const char* fn, const char* q
                                                                         queries);
       const auto& queries_here = std::get<0>(copies.inputs);
       check_point_values(space, fn, queries_name, queries_here, metric, units);
-      workspace<memory_space> memory(scratch_bytes(n));
-      char* const scratch = memory.template take<char>(scratch_bytes(n));
+      const std::size_t bytes = scratch_bytes(n);
+      workspace<memory_space> memory(bytes);
+      char* const scratch = memory.template take<char>(bytes);
       wrote = wrote || copies.outputs_reached;
       search(queries_here, copies.indices, copies.distances, 0, scratch);
       copies.copy_out(space, indices, distances);
@@ -109,14 +106,12 @@ void nearest_in_index(const ExecutionSpace& space, const char* fn, const char* q
     if (!within)
       throw invalid_argument(fn, "options.memory_budget",
                              std::to_string(budget) + " bytes cannot hold a chunk of one query");
-    std::size_t rows = *within;
-    if (wants_pipeline<ExecutionSpace, Queries, Indices, Distances>(n))
-      rows = std::min(rows, pipeline_chunk_rows(n));
     staged_rows<ExecutionSpace, Queries, Indices, Distances> engine(space, queries, indices,
-                                                                    distances, k, rows, held);
+                                                                    distances, k, *within, held);
     const deferred_point_checks<ExecutionSpace> checks(space, metric, units);
-    workspace<memory_space> memory(scratch_bytes(engine.chunk_rows()));
-    char* const scratch = memory.template take<char>(scratch_bytes(engine.chunk_rows()));
+    const std::size_t bytes = scratch_bytes(engine.chunk_rows());
+    workspace<memory_space> memory(bytes);
+    char* const scratch = memory.template take<char>(bytes);
     engine.run(
         [&](std::size_t, std::size_t first, const auto& chunk, const auto& write) {
           if (held) checks.mark(0, chunk, first);

@@ -143,12 +143,11 @@ void nearest_chunked(const ExecutionSpace& space, const Observations& observatio
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   const std::size_t m = references.extent(0);
-  const std::size_t n_c = std::min(plan.observation_rows, std::size_t(observations.extent(0)));
   const std::size_t m_c = std::min(plan.reference_rows, m);
 
   using reference_reader_type = chunk_reader<ExecutionSpace, References>;
   staged_rows<ExecutionSpace, Observations, Indices, Distances> engine(
-      space, observations, indices, distances, k, n_c, false,
+      space, observations, indices, distances, k, plan.observation_rows, false,
       reference_reader_type::staging_bytes(references, m_c));
   const reference_reader_type reference_reader(references, m_c, engine.staging());
   const auto reference_chunk = reference_reader.allocate("kernwerk::nearest::ref_chunk", m_c);

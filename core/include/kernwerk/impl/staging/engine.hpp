@@ -293,6 +293,16 @@ inline std::size_t pipeline_chunk_rows(std::size_t n) {
   return std::max(pipeline_min_rows / 8, (n + chunks - 1) / chunks);
 }
 
+// Whether a call's sets are large and out of reach (choose_staging's `pipelined`).
+template <class ExecutionSpace, class Observations, class Indices, class Distances>
+bool wants_pipeline(std::size_t n) {
+  constexpr bool reached =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible &&
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
+  return !reached && n >= pipeline_min_rows;
+}
+
 // The engine over one call's observations and outputs (first rows: outputs may be longer).
 // Staging memory for the caller's own sets (a reference set) comes from the same workspace:
 // extra_staging bytes of it, through staging().
@@ -311,7 +321,7 @@ class staged_rows {
       : space_(space),
         queue_(space),
         n_(observations.extent(0)),
-        rows_(std::max<std::size_t>(1, std::min(chunk_rows, n_))),
+        rows_(std::max<std::size_t>(1, std::min(capped_rows(chunk_rows, n_), n_))),
         chunks_((n_ + rows_ - 1) / rows_),
         k_(k),
         held_(held),
@@ -409,6 +419,14 @@ class staged_rows {
  private:
   std::size_t rows_of(std::size_t c) const { return std::min(rows_, n_ - c * rows_); }
 
+  // Large sets out of reach are cut into the pipeline's chunks at most, so that their copies
+  // overlap the computation (streamed too).
+  static std::size_t capped_rows(std::size_t chunk_rows, std::size_t n) {
+    return wants_pipeline<ExecutionSpace, Observations, Indices, Distances>(n)
+               ? std::min(chunk_rows, pipeline_chunk_rows(n))
+               : chunk_rows;
+  }
+
   // The staging memory, locked before the reader and the writer take theirs.
   std::optional<staging_workspace<ExecutionSpace>>& prepare_staging(
       const Observations& observations, std::size_t extra) {
@@ -448,15 +466,6 @@ inline staging_case choose_staging(double needed, std::size_t budget, bool pipel
   return staging_case::one_piece;
 }
 
-// Whether a call's sets are large and out of reach (choose_staging's `pipelined`).
-template <class ExecutionSpace, class Observations, class Indices, class Distances>
-bool wants_pipeline(std::size_t n) {
-  constexpr bool reached =
-      Kokkos::SpaceAccessibility<ExecutionSpace, typename Observations::memory_space>::accessible &&
-      Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible &&
-      Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
-  return !reached && n >= pipeline_min_rows;
-}
 
 // Runs attempt(budget, case) in the case choose_staging picks. Where an allocation fails (the
 // device is shared, or the estimate was short), it runs again in chunks within a quarter of the

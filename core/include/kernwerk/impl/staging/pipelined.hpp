@@ -27,7 +27,7 @@ void nearest_pipelined(const ExecutionSpace& space, const Observations& observat
   const std::size_t n = observations.extent(0), m = references.extent(0);
   using reference_reader_type = chunk_reader<ExecutionSpace, References>;
   staged_rows<ExecutionSpace, Observations, Indices, Distances> engine(
-      space, observations, indices, distances, k, std::min(n, pipeline_chunk_rows(n)), true,
+      space, observations, indices, distances, k, n, true,
       reference_reader_type::staging_bytes(references, m));
   const reference_reader_type reference_reader(references, m, engine.staging());
   const auto references_here = reference_reader.allocate("kernwerk::nearest::references", m);

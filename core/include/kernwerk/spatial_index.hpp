@@ -149,7 +149,6 @@ class spatial_index {
     impl::check_point_shape(fn, points_name, points, options.metric, may_be_empty);
     if (points.extent(0) > std::size_t(std::numeric_limits<int>::max()))
       throw invalid_argument(fn, points_name, "more than 2^31 - 1 points");
-    impl::check_point_values(space, fn, points_name, points, options.metric, options.units);
     const auto here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
     const auto m = static_cast<std::int64_t>(points.extent(0));
     const impl::index_metric metric = impl::index_metric_of(options);
@@ -161,7 +160,13 @@ class spatial_index {
     impl::carver keep(memory_.data(), keep_bytes);
     impl::workspace<memory_space> scratch_memory(build_bytes);
     impl::carver scratch(scratch_memory.template take<char>(build_bytes), build_bytes);
-    core_ = impl::build_index(space, here, metric, true, keep, scratch);
+    // The build checks the values on its way (a check of its own would be a wait of its own).
+    const impl::coordinate_limits limits =
+        impl::point_limits<typename Points::non_const_value_type>(options.metric, options.units);
+    std::int64_t invalid = -1;
+    core_ = impl::build_index(space, here, metric, true, keep, scratch, &limits, &invalid);
+    if (invalid >= 0)
+      throw impl::invalid_point_error(fn, points_name, points, invalid, options.metric, options.units);
   }
 
   /// The name queries go by in messages ("observations" for kernwerk::sphere_index).

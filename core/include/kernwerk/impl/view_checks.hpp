@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/launch.hpp"
 
 namespace kernwerk::impl {
 
@@ -124,7 +125,7 @@ std::pair<int, std::int64_t> find_invalid_point(const ExecutionSpace& space, con
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
   Kokkos::parallel_reduce(
       "kernwerk::check_points",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+      index_policy<ExecutionSpace>(
           space, 0, n + static_cast<std::int64_t>(second.extent(0))),
       first_invalid_row<First, Second>{first, second, limits},
       Kokkos::Min<std::int64_t>(lowest));

@@ -17,6 +17,7 @@
 
 #include "kernwerk/host/sphere_scan.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/nearest/tuned.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
@@ -110,7 +111,7 @@ struct nearest_host_tuned {
                   const References& references, const Output& output, int k, double scale,
                   double radius) {
     using memory_space = typename ExecutionSpace::memory_space;
-    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    using policy = impl::index_policy<ExecutionSpace>;
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     const std::int64_t padded = (m + 15) / 16 * 16;  // whole vectors of 8 or 16
     using scratch = impl::workspace<memory_space>;

@@ -15,6 +15,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/dense/gemm.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/maps/reductions.hpp"
 
@@ -311,7 +312,7 @@ template <class ExecutionSpace, class Csr>
 struct csr_operator {
   using memory = typename ExecutionSpace::memory_space;
   using vector = Kokkos::View<double*, memory>;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   Csr a;
   static constexpr bool two_copies = true;
 
@@ -403,7 +404,7 @@ auto make_operator(const ExecutionSpace& space, const Matrix& a, const B& b, con
                                  std::to_string(a.columns.extent(0)) + " entries");
     std::int64_t bad = std::numeric_limits<std::int64_t>::max();
     Kokkos::parallel_reduce("kernwerk::cg::check_csr",
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                            index_policy<ExecutionSpace>(
                                 space, 0, std::int64_t(n + a.columns.extent(0))),
                             csr_problems<Matrix>{a, std::int64_t(n)}, Kokkos::Min<std::int64_t>(bad));
     space.fence();
@@ -442,7 +443,7 @@ template <class ExecutionSpace, class V>
 void require_finite_vector(const ExecutionSpace& space, const char* fn, const char* name, const V& v) {
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   Kokkos::parallel_reduce("kernwerk::check_finite",
-                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                          index_policy<ExecutionSpace>(
                               space, 0, std::int64_t(v.extent(0))),
                           first_non_finite_element<V>{v}, Kokkos::Min<std::int64_t>(first));
   space.fence();
@@ -479,7 +480,7 @@ template <class ExecutionSpace, class Operator, class B, class X>
 cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operator& op, const B& b,
                                       const X& x, double tolerance, std::int64_t max_iterations) {
   using memory = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   using record_type = cg_record<memory>;
   const std::int64_t n = b.extent(0);
   cg_outcome outcome;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 
@@ -218,7 +219,7 @@ struct sum_partials {
 template <class ExecutionSpace, class M, class Weights, class Out>
 void weighted_column_sums(const ExecutionSpace& space, const M& m, const Weights& weight,
                           bool weighted, const Out& out) {
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   const std::int64_t rows = m.extent(0), columns = m.extent(1);
   if (columns == 0) return;
   const std::int64_t wanted_threads = std::int64_t(space.concurrency()) * 4;
@@ -308,7 +309,7 @@ template <class ExecutionSpace, class A, class X, class Y>
 void gemv_batched_generic(const ExecutionSpace& space, double alpha, const A& a, const X& x,
                           double beta, const Y& y) {
   Kokkos::parallel_for("kernwerk::gemv_batched",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                       index_policy<ExecutionSpace>(
                            space, 0, std::int64_t(y.extent(0) * y.extent(1))),
                        batched_rows<A, X, Y>{a, x, y, alpha, beta});
   space.fence();

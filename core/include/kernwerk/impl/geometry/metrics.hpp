@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
@@ -83,7 +84,7 @@ sphere_points<typename ExecutionSpace::memory_space> prepare_sphere_references(
                                        count);
   Kokkos::parallel_for(
       "kernwerk::nearest::prepare",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count),
+      index_policy<ExecutionSpace>(space, 0, count),
       prepare_sphere_point<References, memory_space>{references, prepared, scale});
   return prepared;
 }

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/index_options.hpp"
 
@@ -163,7 +164,7 @@ class deferred_point_checks {
   // from `first_row` in the whole set).
   template <class Points>
   void mark(int set, const Points& points, std::size_t first_row) const {
-    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    using policy = index_policy<ExecutionSpace>;
     const auto slot = Kokkos::subview(first_, std::make_pair(set, set + 1));
     Kokkos::parallel_for(
         "kernwerk::check_points", policy(space_, 0, std::int64_t(points.extent(0))),

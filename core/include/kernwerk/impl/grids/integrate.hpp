@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/implementation.hpp"
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/grids/midpoint_grid.hpp"
@@ -40,7 +41,7 @@ double integrate_generic(const ExecutionSpace& space, const Function& f, const m
   compensated_value total;
   Kokkos::parallel_reduce(
       "kernwerk::integrate2d",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+      index_policy<ExecutionSpace>(
           space, 0, grid.n * segments_per_row),
       row_segments<Function>{f, grid, segments_per_row}, compensated_sum<Kokkos::HostSpace>(total));
   space.fence();

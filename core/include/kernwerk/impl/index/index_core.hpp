@@ -57,21 +57,24 @@ struct index_core {
 };
 
 // Builds the index over `points` (rank 2, in the execution space's reach) into memory carved
-// from `keep`, borrowing `scratch` (index_core's keep_bytes and build_bytes).
+// from `keep`, borrowing `scratch` (index_core's keep_bytes and build_bytes). With `limits`, the
+// build checks the points' coordinates on the way, and *first_invalid is the first row they
+// refuse (-1: none); the index is then not to be used.
 template <class ExecutionSpace, class Points, class Keep, class Scratch>
-index_core<typename ExecutionSpace::memory_space> build_index(const ExecutionSpace& space,
-                                                              const Points& points,
-                                                              const index_metric& metric,
-                                                              bool with_grid, Keep& keep,
-                                                              Scratch& scratch) {
+index_core<typename ExecutionSpace::memory_space> build_index(
+    const ExecutionSpace& space, const Points& points, const index_metric& metric, bool with_grid,
+    Keep& keep, Scratch& scratch, const coordinate_limits* limits = nullptr,
+    std::int64_t* first_invalid = nullptr) {
   index_core<typename ExecutionSpace::memory_space> core;
   core.metric = metric;
   core.dimension = int(points.extent(1));
+  if (first_invalid) *first_invalid = -1;
   if (points.extent(0) == 0) return core;  // an empty index: every search finds nothing
   const int leaf = bvh_policy::leaf_size_for<ExecutionSpace>();
-  core.bvh = metric.sphere()
-                 ? build_sphere_bvh(space, points, metric.scale, leaf, keep, scratch, with_grid)
-                 : build_euclidean_bvh(space, points, leaf, keep, scratch);
+  core.bvh = metric.sphere() ? build_sphere_bvh(space, points, metric.scale, leaf, keep, scratch,
+                                                with_grid, limits, first_invalid)
+                             : build_euclidean_bvh(space, points, leaf, keep, scratch, limits,
+                                                   first_invalid);
   return core;
 }
 

@@ -25,6 +25,8 @@
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/impl/index/sort_pairs.hpp"
+#include "kernwerk/impl/launch.hpp"
+#include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -51,9 +53,9 @@ struct box3 {
     }
   }
   // The box's extent along its longest axis.
-  double longest_side() const {
+  KOKKOS_INLINE_FUNCTION double longest_side() const {
     double extent = 0;
-    for (int a = 0; a < 3; ++a) extent = std::max(extent, bound[a + 3] - bound[a]);
+    for (int a = 0; a < 3; ++a) extent = bound[a + 3] - bound[a] > extent ? bound[a + 3] - bound[a] : extent;
     return extent;
   }
 };
@@ -101,8 +103,8 @@ struct rotation3 {
     z = rz;
   }
   // The eigenvectors of the symmetric matrix `moment` (xx, xy, xz, yy, yz, zz) as rows, by
-  // Jacobi rotations.
-  static rotation3 principal(const double moment[6]) {
+  // Jacobi rotations (on the device: the build reads nothing back until its end).
+  KOKKOS_INLINE_FUNCTION static rotation3 principal(const double moment[6]) {
     double a[3][3] = {{moment[0], moment[1], moment[2]},
                       {moment[1], moment[3], moment[4]},
                       {moment[2], moment[4], moment[5]}};
@@ -114,8 +116,8 @@ struct rotation3 {
         for (int q = p + 1; q < 3; ++q) {
           if (a[p][q] == 0) continue;
           const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-          const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-          const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+          const double t = (theta >= 0 ? 1.0 : -1.0) / (math::fabs(theta) + math::sqrt(theta * theta + 1));
+          const double c = 1 / math::sqrt(t * t + 1), s = t * c;
           for (int r = 0; r < 3; ++r) {  // a <- a J
             const double arp = a[r][p], arq = a[r][q];
             a[r][p] = c * arp - s * arq;
@@ -136,7 +138,7 @@ struct rotation3 {
     }
     rotation3 frame;
     for (int e = 0; e < 3; ++e) {
-      const double length = std::sqrt(v[0][e] * v[0][e] + v[1][e] * v[1][e] + v[2][e] * v[2][e]);
+      const double length = math::sqrt(v[0][e] * v[0][e] + v[1][e] * v[1][e] + v[2][e] * v[2][e]);
       for (int b = 0; b < 3; ++b) frame.row[e][b] = v[b][e] / length;
     }
     return frame;
@@ -168,7 +170,7 @@ struct morton_frame {
     return spread(cell(x, 0)) << 2 | spread(cell(y, 1)) << 1 | spread(cell(z, 2));
   }
   // The cube of side 2^bits cells around a box.
-  static morton_frame around(const box3& box, int bits) {
+  KOKKOS_INLINE_FUNCTION static morton_frame around(const box3& box, int bits) {
     const double extent = box.longest_side();
     morton_frame frame{{box.bound[0], box.bound[1], box.bound[2]}, 0.0, bits};
     // Rounding of the scale may put the top point one cell high; cell() clamps it.
@@ -191,6 +193,9 @@ struct bvh_policy {
     return host ? 32 : 8;
   }
 };
+
+// The room of the build's parameters (bvh_build::parameters), in doubles.
+inline constexpr std::size_t parameters_doubles = 64;
 
 template <class MemorySpace>
 struct point_bvh {
@@ -238,9 +243,11 @@ struct point_bvh {
   static std::size_t build_bytes(std::int64_t references, std::int64_t concurrency,
                                  bool with_grid = true) {
     using carve = workspace<MemorySpace>;
-    return sphere_points_bytes<MemorySpace>(references) +
+    return carve::template bytes_for<double>(parameters_doubles) +  // what the device works out
+           sphere_points_bytes<MemorySpace>(references) +
            carve::template bytes_for<std::uint64_t>(references) +
            carve::template bytes_for<int>(references) +
+           carve::template bytes_for<int>(leaf_nodes(references, 1)) +  // arrivals, at most
            sort_pairs_bytes<ExecutionSpace, int>(references, concurrency) +
            (with_grid ? sphere_grid<MemorySpace>::build_bytes(references) : 0);
   }
@@ -280,121 +287,280 @@ struct point_bvh {
 
 namespace bvh_build {
 
-// The references' sum (x, y, z), and their second moments about `centre` (xx, xy, xz, yy, yz, zz).
-template <class Prepared>
-struct sum_of {
-  using value_type = double[];
-  using size_type = std::int64_t;
-  size_type value_count = 3;
-  Prepared prepared;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j, value_type sum) const {
-    sum[0] += prepared(j, column_x);
-    sum[1] += prepared(j, column_y);
-    sum[2] += prepared(j, column_z);
+// The points' sums of (p - p0) and of its products (xx, xy, xz, yy, yz, zz), p0 their first
+// point (so that a tight cluster's spread is not lost to the rounding of its position), their
+// box, and the first row whose coordinates the checks refuse: sum 0-2, moment 3-8, box 9-14
+// (low x, y, z, high x, y, z).
+struct point_moments {
+  static constexpr std::int64_t valid = std::numeric_limits<std::int64_t>::max();
+  double value[15];
+  std::int64_t first_invalid;
+  KOKKOS_INLINE_FUNCTION void clear() {
+    for (int e = 0; e < 9; ++e) value[e] = 0;
+    const box3 empty = box3::empty();
+    for (int e = 0; e < 6; ++e) value[9 + e] = empty.bound[e];
+    first_invalid = valid;
   }
-};
-template <class Prepared>
-struct second_moments {
-  using value_type = double[];
-  using size_type = std::int64_t;
-  size_type value_count = 6;
-  Prepared prepared;
-  double centre[3];
-  KOKKOS_FUNCTION void operator()(const std::int64_t j, value_type sum) const {
-    const double x = prepared(j, column_x) - centre[0], y = prepared(j, column_y) - centre[1],
-                 z = prepared(j, column_z) - centre[2];
-    sum[0] += x * x;
-    sum[1] += x * y;
-    sum[2] += x * z;
-    sum[3] += y * y;
-    sum[4] += y * z;
-    sum[5] += z * z;
+  KOKKOS_INLINE_FUNCTION void add(const double p[3], const double p0[3]) {
+    const double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
+    int e = 3;
+    for (int a = 0; a < 3; ++a) {
+      value[a] += d[a];
+      for (int b = a; b < 3; ++b) value[e++] += d[a] * d[b];
+      value[9 + a] = p[a] < value[9 + a] ? p[a] : value[9 + a];
+      value[12 + a] = p[a] > value[12 + a] ? p[a] : value[12 + a];
+    }
+  }
+  template <class Into, class From>
+  KOKKOS_INLINE_FUNCTION static void merge(Into& into, const From& from) {
+    for (int e = 0; e < 9; ++e) into.value[e] += from.value[e];
+    for (int a = 9; a < 12; ++a) into.value[a] = from.value[a] < into.value[a] ? from.value[a] : into.value[a];
+    for (int a = 12; a < 15; ++a) into.value[a] = from.value[a] > into.value[a] ? from.value[a] : into.value[a];
+    into.first_invalid = from.first_invalid < into.first_invalid ? from.first_invalid : into.first_invalid;
+  }
+  KOKKOS_INLINE_FUNCTION box3 box() const {
+    return {{value[9], value[10], value[11], value[12], value[13], value[14]}};
   }
 };
 
-template <class Prepared>
+// What the build works out on the device, in its own memory, and the host reads once at the end.
+struct parameters {
+  point_moments moments;  // of the points as given
+  rotation3 rotation;     // into the principal frame (or none)
+  box3 bounds;            // of the points in that frame
+  morton_frame frame;     // of the codes: the cube around bounds
+  grid_build::cell_statistics cells;  // of the sphere's grid
+};
+static_assert(sizeof(parameters) <= parameters_doubles * sizeof(double));
+template <class MemorySpace>
+using parameters_view = Kokkos::View<parameters, MemorySpace, Kokkos::MemoryUnmanaged>;
+
+inline constexpr int code_bits = 21;
+
+// The frame of a box of points: the bounds and the cube of the codes around them.
+KOKKOS_INLINE_FUNCTION void set_frame(parameters& found, const box3& bounds) {
+  found.bounds = bounds;
+  found.frame = morton_frame::around(bounds, code_bits);
+}
+
+// Where the points come from: write(j, prepared) fills row j of the prepared columns,
+// position(j, p) gives its x, y, z. On the sphere: unit vectors of (lat, lon) in units of
+// `scale` radians, with the latitudes, longitudes and cosines the keys read.
+template <class Points>
+struct sphere_source {
+  Points points;
+  double scale;
+  KOKKOS_INLINE_FUNCTION sphere_point point(std::int64_t j) const {
+    return make_sphere_point(scale * static_cast<double>(points(j, 0)),
+                             scale * static_cast<double>(points(j, 1)));
+  }
+  template <class Prepared>
+  KOKKOS_INLINE_FUNCTION void write(std::int64_t j, const Prepared& prepared) const {
+    const sphere_point p = point(j);
+    prepared(j, column_x) = p.x;
+    prepared(j, column_y) = p.y;
+    prepared(j, column_z) = p.z;
+    prepared(j, column_lat) = p.lat;
+    prepared(j, column_lon) = p.lon;
+    prepared(j, column_coslat) = p.coslat;
+  }
+  KOKKOS_INLINE_FUNCTION void position(std::int64_t j, double p[3]) const {
+    const sphere_point q = point(j);
+    p[0] = q.x;
+    p[1] = q.y;
+    p[2] = q.z;
+  }
+};
+// Euclidean points of 2 or 3 coordinates as they are, z = 0 in 2-D.
+template <class Points>
+struct euclidean_source {
+  Points points;
+  KOKKOS_INLINE_FUNCTION void position(std::int64_t j, double p[3]) const {
+    p[0] = static_cast<double>(points(j, 0));
+    p[1] = static_cast<double>(points(j, 1));
+    p[2] = points.extent(1) > 2 ? static_cast<double>(points(j, 2)) : 0.0;
+  }
+  template <class Prepared>
+  KOKKOS_INLINE_FUNCTION void write(std::int64_t j, const Prepared& prepared) const {
+    double p[3];
+    position(j, p);
+    prepared(j, column_x) = p[0];
+    prepared(j, column_y) = p[1];
+    prepared(j, column_z) = p[2];
+    prepared(j, column_lat) = prepared(j, column_lon) = prepared(j, column_coslat) = 0.0;
+  }
+};
+
+// Pass 1: the prepared rows written and checked, their moments and box reduced, and the
+// counters of the later passes zeroed (`zeroed`: arrays of any length, j, j + m, ... each).
+// Its end (final, once) turns the moments into the rotation, or into the frame where there is
+// none, and clears the grid's statistics.
+template <class Source, class Prepared, class Counters, class MemorySpace>
+struct prepare_points {
+  using value_type = point_moments;
+  Source source;
+  Prepared prepared;
+  Counters zeroed[2];
+  parameters_view<MemorySpace> found;
+  std::int64_t m;
+  bool rotate;
+  bool check;  // the coordinates against `limits`
+  coordinate_limits limits;
+
+  KOKKOS_FUNCTION void operator()(const std::int64_t j, value_type& moments) const {
+    for (const auto& counters : zeroed)
+      for (std::int64_t e = j; e < std::int64_t(counters.extent(0)); e += m) counters(e) = 0;
+    if (check && invalid_point(source.points, j, limits) && j < moments.first_invalid)
+      moments.first_invalid = j;
+    source.write(j, prepared);
+    double p0[3];
+    source.position(0, p0);
+    const double p[3] = {prepared(j, column_x), prepared(j, column_y), prepared(j, column_z)};
+    moments.add(p, p0);
+  }
+  KOKKOS_FUNCTION void init(value_type& moments) const { moments.clear(); }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
+    value_type::merge(into, from);
+  }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    value_type::merge(into, from);
+  }
+#endif
+  KOKKOS_FUNCTION void final(value_type& moments) const {
+    parameters& p = found();
+    p.cells = {0, 0};
+    if (!rotate) {
+      p.rotation = rotation3{};
+      set_frame(p, moments.box());
+      return;
+    }
+    const double* v = moments.value;
+    const double mean[3] = {v[0] / double(m), v[1] / double(m), v[2] / double(m)};
+    double covariance[6];
+    int e = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = a; b < 3; ++b, ++e) covariance[e] = v[3 + e] / double(m) - mean[a] * mean[b];
+    p.rotation = rotation3::principal(covariance);
+  }
+};
+
+// Pass 2 (where rotated): the rows turned into the frame, their box reduced; its end sets the
+// frame of the codes.
+template <class Prepared, class MemorySpace>
 struct rotate_points {
+  using value_type = box3;
   Prepared prepared;
-  rotation3 rotation;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    rotation.apply(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z));
+  parameters_view<MemorySpace> found;
+  KOKKOS_FUNCTION void operator()(const std::int64_t j, value_type& box) const {
+    double x = prepared(j, column_x), y = prepared(j, column_y), z = prepared(j, column_z);
+    found().rotation.apply(x, y, z);
+    prepared(j, column_x) = x;
+    prepared(j, column_y) = y;
+    prepared(j, column_z) = z;
+    box.add(x, y, z);
   }
+  KOKKOS_FUNCTION void init(value_type& box) const { box = box3::empty(); }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const { into.merge(from); }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    for (int a = 0; a < 3; ++a) {
+      into.bound[a] = from.bound[a] < into.bound[a] ? from.bound[a] : into.bound[a];
+      into.bound[a + 3] = from.bound[a + 3] > into.bound[a + 3] ? from.bound[a + 3] : into.bound[a + 3];
+    }
+  }
+#endif
+  KOKKOS_FUNCTION void final(value_type& box) const { set_frame(found(), box); }
 };
 
-template <class Prepared>
-struct bounds_of {
-  Prepared prepared;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j, box3& box) const {
-    box.add(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z));
-  }
-};
-
-template <class Prepared, class Codes, class Rows>
+// Pass 3: each row's Morton code, and, with the grid, its count in the grid's cell.
+template <class Prepared, class Codes, class Rows, class MemorySpace>
 struct code_points {
   Prepared prepared;
-  morton_frame frame;
   Codes codes;
   Rows rows;
+  parameters_view<MemorySpace> found;
+  sphere_grid_build<MemorySpace> grid;
+  bool with_grid;
+  int max_per_cell;
   KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    codes(j) = frame.code(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z));
+    const double x = prepared(j, column_x), y = prepared(j, column_y), z = prepared(j, column_z);
+    codes(j) = found().frame.code(x, y, z);
     rows(j) = static_cast<int>(j);
+    if (with_grid && grid.count(x, y, z) == max_per_cell) found().cells.overfull = 1;
   }
 };
 
-template <class Prepared, class Bvh, class Rows>
-struct gather_points {
+// Pass 4, a thread a row, after the sort: the rows gathered in curve order, and placed in the
+// grid where it pays.
+template <class Prepared, class Bvh, class Rows, class MemorySpace>
+struct gather_rows {
   Prepared prepared;
   Bvh bvh;
-  Rows rows;
+  Rows rows;  // the point of each sorted row
+  parameters_view<MemorySpace> found;
+  sphere_grid_build<MemorySpace> grid;
+  bool with_grid;
+  double min_occupancy;
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
     const int j = rows(r);
     for (int c = 0; c < sphere_columns; ++c) bvh.points(r, c) = prepared(j, c);
     bvh.order(r) = j;
     bvh.rank(j) = static_cast<int>(r);
+    if (with_grid && grid_build::grid_pays(found().cells, bvh.size, min_occupancy))
+      grid.place(prepared(j, column_x), prepared(j, column_y), prepared(j, column_z), j);
   }
 };
 
-template <class Bvh, class Codes>
-struct leaf_boxes {
+// Pass 5, a thread a leaf: its box and the boxes above it. Of a node's two children the one
+// that finishes second builds the node, the first leaves (`arrivals`, zeroed, counts them), so
+// that the whole tree is one launch.
+template <class Bvh, class Codes, class Arrivals>
+struct fill_boxes {
   Bvh bvh;
   Codes codes;  // sorted
+  Arrivals arrivals;
   KOKKOS_FUNCTION void operator()(const std::int64_t l) const {
-    const std::int64_t node = bvh.first_leaf + l;
+    std::int64_t node = bvh.first_leaf + l;
     if (l < bvh.leaf_count) bvh.leaf_codes(l) = codes(l * bvh.leaf_size);
     box3 box = box3::empty();
     for (std::int64_t r = bvh.leaf_begin(node); r < bvh.leaf_end(node); ++r)
       box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
     for (int b = 0; b < 6; ++b) bvh.boxes(node, b) = box.bound[b];
-  }
-};
-
-template <class Bvh>
-struct parent_boxes {
-  Bvh bvh;
-  KOKKOS_FUNCTION void operator()(const std::int64_t node) const {
-    for (int a = 0; a < 3; ++a) {
-      const double l0 = bvh.boxes(2 * node, a), l1 = bvh.boxes(2 * node + 1, a);
-      const double h0 = bvh.boxes(2 * node, a + 3), h1 = bvh.boxes(2 * node + 1, a + 3);
-      bvh.boxes(node, a) = l0 < l1 ? l0 : l1;
-      bvh.boxes(node, a + 3) = h0 > h1 ? h0 : h1;
+    for (; node > 1; node /= 2) {
+      Kokkos::memory_fence();  // this node's box before its arrival
+      if (Kokkos::atomic_fetch_add(&arrivals(node / 2), 1) == 0) return;
+      Kokkos::memory_fence();  // the sibling's box after its arrival
+      // (volatile: read from memory, not from a cache the sibling's writes passed by)
+      const volatile double* sibling = &bvh.boxes(node ^ 1, 0);
+      for (int a = 0; a < 3; ++a) {
+        const double low = sibling[a], high = sibling[a + 3];
+        box.bound[a] = low < box.bound[a] ? low : box.bound[a];
+        box.bound[a + 3] = high > box.bound[a + 3] ? high : box.bound[a + 3];
+      }
+      for (int b = 0; b < 6; ++b) bvh.boxes(node / 2, b) = box.bound[b];
     }
   }
 };
 
 }  // namespace bvh_build
 
-// Builds the hierarchy over `prepared` (rows of x, y, z and whatever the metric's keys read,
-// in scratch memory, which the build reorders) into memory carved from `keep`
-// (point_bvh::bytes), borrowing `scratch` (point_bvh::build_bytes). rotate: into the
-// references' principal frame; with_grid: the sphere's first stage.
-template <class ExecutionSpace, class Prepared, class Keep, class Scratch>
+// Builds the hierarchy over the points of `source` (bvh_build's sources: m rows) into memory
+// carved from `keep` (point_bvh::bytes), borrowing `scratch` (point_bvh::build_bytes). rotate:
+// into the points' principal frame; with_grid: the sphere's first stage. With `limits`, the
+// points' coordinates are checked in the first pass, and *first_invalid is the first row they
+// refuse (-1: none). Four passes over the points, the sort and the boxes, queued without a
+// wait; the host reads what the device worked out (bvh_build::parameters) once, at the end
+// (issue 46: a build's fixed cost was its waits and launches).
+template <class ExecutionSpace, class Source, class Keep, class Scratch>
 point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
-    const ExecutionSpace& space, const Prepared& prepared, int leaf_size, bool rotate,
-    bool with_grid, Keep& keep, Scratch& scratch) {
+    const ExecutionSpace& space, const Source& source, std::int64_t m, int leaf_size, bool rotate,
+    bool with_grid, Keep& keep, Scratch& scratch, const coordinate_limits* limits = nullptr,
+    std::int64_t* first_invalid = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
   using bvh_type = point_bvh<memory_space>;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
-  const auto m = static_cast<std::int64_t>(prepared.extent(0));
+  using policy = index_policy<ExecutionSpace>;
+  using found_view = bvh_build::parameters_view<memory_space>;
   bvh_type bvh;
   bvh.size = m;
   bvh.leaf_size = leaf_size;
@@ -408,40 +574,53 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   bvh.order = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
   bvh.rank = typename bvh_type::template array<int*>(keep.template take<int>(m), m);
 
-  using prepared_type = std::remove_const_t<Prepared>;
-  if (rotate) {
-    double mean[3] = {0, 0, 0}, moments[6] = {0, 0, 0, 0, 0, 0};
-    Kokkos::parallel_reduce("kernwerk::index::mean", policy(space, 0, m),
-                            bvh_build::sum_of<prepared_type>{3, prepared}, mean);
-    for (double& c : mean) c /= double(m);
-    Kokkos::parallel_reduce("kernwerk::index::moments", policy(space, 0, m),
-                            bvh_build::second_moments<prepared_type>{6, prepared, {mean[0], mean[1], mean[2]}},
-                            moments);
-    bvh.rotation = rotation3::principal(moments);
-    Kokkos::parallel_for("kernwerk::index::rotate", policy(space, 0, m),
-                         bvh_build::rotate_points<prepared_type>{prepared, bvh.rotation});
-  }
-  Kokkos::parallel_reduce("kernwerk::index::bounds", policy(space, 0, m),
-                          bvh_build::bounds_of<prepared_type>{prepared},
-                          box_union<Kokkos::HostSpace>(bvh.bounds));
-  bvh.frame = morton_frame::around(bvh.bounds, 21);
+  const found_view found(scratch.template take<bvh_build::parameters>(1));
+  const sphere_points<memory_space> prepared(scratch.template take<double>(sphere_columns * m), m);
   const Kokkos::View<std::uint64_t*, memory_space, Kokkos::MemoryUnmanaged> codes(
       scratch.template take<std::uint64_t>(m), m);
   const typename bvh_type::template array<int*> rows(scratch.template take<int>(m), m);
+  const typename bvh_type::template array<int*> arrivals(scratch.template take<int>(bvh.first_leaf),
+                                                         bvh.first_leaf);
+  sphere_grid_build<memory_space> grid;
+  if (with_grid) grid = sphere_grid_build<memory_space>(m, keep, scratch);
+  const double min_occupancy = grid_policy::min_occupancy;
+  const int max_per_cell = grid_policy::max_per_cell;
+
+  using counters = typename bvh_type::template array<int*>;
+  Kokkos::parallel_reduce(
+      "kernwerk::index::prepare", policy(space, 0, m),
+      bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
+          source, prepared, {arrivals, grid.grid.start}, found, m, rotate, limits != nullptr,
+          limits ? *limits : coordinate_limits{}},
+      Kokkos::View<bvh_build::point_moments, memory_space, Kokkos::MemoryUnmanaged>(&found.data()->moments));
+  if (rotate)
+    Kokkos::parallel_reduce("kernwerk::index::rotate", policy(space, 0, m),
+                            bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
+                            Kokkos::View<box3, memory_space, Kokkos::MemoryUnmanaged>(&found.data()->bounds));
   Kokkos::parallel_for("kernwerk::index::codes", policy(space, 0, m),
-                       bvh_build::code_points<prepared_type, decltype(codes), decltype(rows)>{
-                           prepared, bvh.frame, codes, rows});
-  sort_pairs(space, codes.data(), rows.data(), m, 63, scratch);
+                       bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
+                           prepared, codes, rows, found, grid, with_grid, max_per_cell});
+  sort_pairs(space, codes.data(), rows.data(), m, 3 * bvh_build::code_bits, scratch);
+  if (with_grid) grid.starts(space, &found.data()->cells);
   Kokkos::parallel_for("kernwerk::index::gather", policy(space, 0, m),
-                       bvh_build::gather_points<prepared_type, bvh_type, decltype(rows)>{
-                           prepared, bvh, rows});
-  Kokkos::parallel_for("kernwerk::index::leaves", policy(space, 0, bvh.first_leaf),
-                       bvh_build::leaf_boxes<bvh_type, decltype(codes)>{bvh, codes});
-  for (std::int64_t level = bvh.first_leaf / 2; level >= 1; level /= 2)
-    Kokkos::parallel_for("kernwerk::index::nodes", policy(space, level, 2 * level),
-                         bvh_build::parent_boxes<bvh_type>{bvh});
-  if (with_grid) bvh.grid = build_sphere_grid(space, bvh.points, bvh.order, keep, scratch);
-  space.fence();  // before the scratch is given back
+                       bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
+                           prepared, bvh, rows, found, grid, with_grid, min_occupancy});
+  Kokkos::parallel_for("kernwerk::index::boxes", policy(space, 0, bvh.first_leaf),
+                       bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
+  bvh_build::parameters result;
+  Kokkos::deep_copy(space, Kokkos::View<bvh_build::parameters, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&result),
+                    found);
+  space.fence();  // the one wait: the results, and the scratch free to be given back
+  if (first_invalid) *first_invalid = result.moments.first_invalid == bvh_build::point_moments::valid
+                                          ? -1
+                                          : result.moments.first_invalid;
+  bvh.rotation = result.rotation;
+  bvh.bounds = result.bounds;
+  bvh.frame = result.frame;
+  if (with_grid) {
+    bvh.grid = grid.grid;
+    bvh.grid.used = grid_build::grid_pays(result.cells, m, min_occupancy);
+  }
   return bvh;
 }
 
@@ -449,38 +628,22 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
 template <class ExecutionSpace, class References, class Keep, class Scratch>
 point_bvh<typename ExecutionSpace::memory_space> build_sphere_bvh(
     const ExecutionSpace& space, const References& references, double scale, int leaf_size,
-    Keep& keep, Scratch& scratch, bool with_grid = true) {
-  const auto prepared = prepare_sphere_references(space, references, scale, scratch);
-  return build_point_bvh(space, prepared, leaf_size, true, with_grid, keep, scratch);
+    Keep& keep, Scratch& scratch, bool with_grid = true, const coordinate_limits* limits = nullptr,
+    std::int64_t* first_invalid = nullptr) {
+  return build_point_bvh(space, bvh_build::sphere_source<References>{references, scale},
+                         std::int64_t(references.extent(0)), leaf_size, true, with_grid, keep,
+                         scratch, limits, first_invalid);
 }
-
-namespace bvh_build {
-template <class Points, class Prepared>
-struct prepare_euclidean_point {
-  Points points;
-  Prepared prepared;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    prepared(j, column_x) = static_cast<double>(points(j, 0));
-    prepared(j, column_y) = static_cast<double>(points(j, 1));
-    prepared(j, column_z) = points.extent(1) > 2 ? static_cast<double>(points(j, 2)) : 0.0;
-    prepared(j, column_lat) = prepared(j, column_lon) = prepared(j, column_coslat) = 0.0;
-  }
-};
-}  // namespace bvh_build
 
 // The hierarchy over Euclidean `points` of 2 or 3 coordinates, in their own frame, without
 // the sphere's grid.
 template <class ExecutionSpace, class Points, class Keep, class Scratch>
 point_bvh<typename ExecutionSpace::memory_space> build_euclidean_bvh(
-    const ExecutionSpace& space, const Points& points, int leaf_size, Keep& keep, Scratch& scratch) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  const auto m = static_cast<std::int64_t>(points.extent(0));
-  const sphere_points<memory_space> prepared(scratch.template take<double>(sphere_columns * m), m);
-  Kokkos::parallel_for(
-      "kernwerk::index::prepare_euclidean",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0, m),
-      bvh_build::prepare_euclidean_point<Points, sphere_points<memory_space>>{points, prepared});
-  return build_point_bvh(space, prepared, leaf_size, false, false, keep, scratch);
+    const ExecutionSpace& space, const Points& points, int leaf_size, Keep& keep, Scratch& scratch,
+    const coordinate_limits* limits = nullptr, std::int64_t* first_invalid = nullptr) {
+  return build_point_bvh(space, bvh_build::euclidean_source<Points>{points},
+                         std::int64_t(points.extent(0)), leaf_size, false, false, keep, scratch,
+                         limits, first_invalid);
 }
 
 }  // namespace kernwerk::impl

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -101,7 +102,7 @@ template <class ExecutionSpace, class Value, class Workspace>
 void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value* values,
                         std::int64_t n, int key_bits, Workspace& buffers) {
   if (n < 2) return;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   using counts_view = Kokkos::View<int*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
   const std::int64_t tile = radix::tile_size(n, space.concurrency());
   const std::int64_t tiles = (n + tile - 1) / tile;

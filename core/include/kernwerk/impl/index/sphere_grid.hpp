@@ -7,6 +7,7 @@
 // where that does not settle the answer. Where the references crowd into few cells (a cluster,
 // a band, tracks), the grid is not used at all: its statistics decide at build time.
 // Box distances are widened by a slack that covers the rounding of the cell assignment.
+// The index build fills the grid in its own passes (sphere_grid_build).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -40,6 +42,9 @@ inline int grid_cells_per_axis(std::int64_t reference_count) {
   return std::clamp(int(2.0 / side), 1, max_cells_per_axis);
 }
 
+// Cells a team turns into starts on large grids (sphere_grid_build::starts).
+inline constexpr std::int64_t grid_scan_block = 4096;
+
 template <class MemorySpace>
 struct sphere_grid {
   template <class T>
@@ -61,7 +66,9 @@ struct sphere_grid {
            carver::bytes_for<int>(references);
   }
   static std::size_t build_bytes(std::int64_t references) {
-    return carver::bytes_for<int>(cell_count(grid_cells_per_axis(references)) + 1);
+    const std::int64_t cells = cell_count(grid_cells_per_axis(references));
+    return carver::bytes_for<int>(cells + 1) +  // cursors, and block sums for the scan
+           carver::bytes_for<std::int64_t>(2 * ((cells + grid_scan_block) / grid_scan_block));
   }
 
   KOKKOS_INLINE_FUNCTION int axis_cell(double coordinate) const {
@@ -123,100 +130,189 @@ struct exclusive_prefix {
 
 namespace grid_build {
 
-template <class Points, class Grid>
-struct count_into_cells {
-  Points points;
-  Grid grid;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    const int c = grid.cell(grid.axis_cell(points(j, column_x)), grid.axis_cell(points(j, column_y)),
-                            grid.axis_cell(points(j, column_z)));
-    Kokkos::atomic_add(&grid.start(c), 1);
-  }
-};
-
-// The occupied cells and the fullest cell's count, in one pass.
+// Whether the grid pays: its occupied cells, and whether a cell holds more than
+// grid_policy::max_per_cell points.
 struct cell_statistics {
   std::int64_t occupied;
-  int most;
+  int overfull;
 };
+
+// For `references` points, with grid_policy's min_occupancy (passed in: a device cannot read
+// the policy).
+KOKKOS_INLINE_FUNCTION bool grid_pays(const cell_statistics& statistics, std::int64_t references,
+                                      double min_occupancy) {
+  return double(statistics.occupied) * min_occupancy >= double(references) && !statistics.overfull;
+}
+
+// The rows before each cell, and the cells occupied so far.
+struct rows_and_cells {
+  std::int64_t rows, occupied;
+};
+// The counts turned into starts (and the cursors of the placing), the occupied cells counted
+// on the way and written at the end.
 template <class Starts>
-struct occupancy {
-  using value_type = cell_statistics;
-  Starts counts;
-  KOKKOS_FUNCTION void operator()(const std::int64_t c, value_type& statistics) const {
-    const int count = counts(c);
-    statistics.occupied += count > 0 ? 1 : 0;
-    statistics.most = count > statistics.most ? count : statistics.most;
+struct starts_from_counts {
+  using value_type = rows_and_cells;
+  Starts start, cursor;
+  cell_statistics* statistics;
+  std::int64_t cells;
+  KOKKOS_FUNCTION void operator()(const std::int64_t c, value_type& before, const bool final) const {
+    const int count = start(c);
+    if (final) {
+      start(c) = cursor(c) = static_cast<int>(before.rows);
+      if (c == cells) statistics->occupied = before.occupied;
+    }
+    before.rows += count;
+    before.occupied += count > 0 ? 1 : 0;
   }
-  KOKKOS_FUNCTION void init(value_type& statistics) const { statistics = {0, 0}; }
+  KOKKOS_FUNCTION void init(value_type& value) const { value = {0, 0}; }
   KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
+    into.rows += from.rows;
     into.occupied += from.occupied;
-    into.most = from.most > into.most ? from.most : into.most;
   }
 #if KOKKOS_VERSION < 40000
   KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    into.rows += from.rows;
     into.occupied += from.occupied;
-    into.most = from.most > into.most ? from.most : into.most;
   }
 #endif
 };
 
-template <class Points, class Order, class Grid, class Cursor>
-struct scatter_into_cells {
-  Points points;
-  Order order;  // reference index of each row of points
-  Grid grid;
-  Cursor cursor;
-  KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    const double x = points(j, column_x), y = points(j, column_y), z = points(j, column_z);
-    const int c = grid.cell(grid.axis_cell(x), grid.axis_cell(y), grid.axis_cell(z));
-    const int row = Kokkos::atomic_fetch_add(&cursor(c), 1);
-    grid.sorted(row, 0) = x;
-    grid.sorted(row, 1) = y;
-    grid.sorted(row, 2) = z;
-    grid.order(row) = order(j);
+// The same in three launches for large grids (a grid of cells is mostly empty cube, 16 cells a
+// point at 2^20 points, and one pass-per-element scan of it cost a third of a build): a team a
+// block of cells sums them, one scan over the blocks, and each team scans its block from there.
+template <class Starts, class Sums>
+struct block_sums {
+  Starts start;
+  Sums rows, occupied;  // of each block
+  std::int64_t length;  // cells + 1
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t first = team.league_rank() * grid_scan_block;
+    const std::int64_t last = first + grid_scan_block < length ? first + grid_scan_block : length;
+    std::int64_t block_rows = 0, block_cells = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, first, last),
+        [&](const std::int64_t c, std::int64_t& sum) { sum += start(c); }, block_rows);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, first, last),
+        [&](const std::int64_t c, std::int64_t& sum) { sum += start(c) > 0 ? 1 : 0; }, block_cells);
+    Kokkos::single(Kokkos::PerTeam(team), [&] {
+      rows(team.league_rank()) = block_rows;
+      occupied(team.league_rank()) = block_cells;
+    });
+  }
+};
+template <class Sums>
+struct block_offsets {
+  using value_type = rows_and_cells;
+  Sums rows, occupied;
+  cell_statistics* statistics;
+  KOKKOS_FUNCTION void operator()(const std::int64_t b, value_type& before, const bool final) const {
+    const rows_and_cells block{rows(b), occupied(b)};
+    if (final) {
+      rows(b) = before.rows;
+      if (b + 1 == std::int64_t(rows.extent(0))) statistics->occupied = before.occupied + block.occupied;
+    }
+    before.rows += block.rows;
+    before.occupied += block.occupied;
+  }
+  KOKKOS_FUNCTION void init(value_type& value) const { value = {0, 0}; }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
+    into.rows += from.rows;
+    into.occupied += from.occupied;
+  }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    into.rows += from.rows;
+    into.occupied += from.occupied;
+  }
+#endif
+};
+template <class Starts, class Sums>
+struct block_starts {
+  Starts start, cursor;
+  Sums offset;  // of each block
+  std::int64_t length;
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t first = team.league_rank() * grid_scan_block;
+    const std::int64_t last = first + grid_scan_block < length ? first + grid_scan_block : length;
+    const std::int64_t base = offset(team.league_rank());
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, first, last),
+                          [&](const std::int64_t c, std::int64_t& before, const bool final) {
+                            const int count = start(c);
+                            if (final) start(c) = cursor(c) = static_cast<int>(base + before);
+                            before += count;
+                          });
   }
 };
 
 }  // namespace grid_build
 
-// Counts the points into cells and, where the statistics say the grid pays, sorts them in.
-// points: rows with column_x, column_y, column_z; order: the reference index of each row.
-template <class ExecutionSpace, class Points, class Order, class Keep, class Scratch>
-sphere_grid<typename ExecutionSpace::memory_space> build_sphere_grid(
-    const ExecutionSpace& space, const Points& points, const Order& order, Keep& keep,
-    Scratch& scratch) {
-  using memory_space = typename ExecutionSpace::memory_space;
-  using grid_type = sphere_grid<memory_space>;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// The grid over `references` unit vectors with its memory carved from `keep`, for the index
+// build (index/point_bvh.hpp) to fill in its own passes: it zeroes grid.start, counts the points
+// into their cells (count, which says when a cell overflows), turns the counts into starts
+// (starts, which counts the occupied cells), and, where the statistics say the grid pays,
+// sorts the points in (place).
+template <class MemorySpace>
+struct sphere_grid_build {
+  using grid_type = sphere_grid<MemorySpace>;
   using starts_type = typename grid_type::template array<int*>;
-  const auto m = static_cast<std::int64_t>(points.extent(0));
   grid_type grid;
-  grid.cells = grid_cells_per_axis(m);
-  grid.side = 2.0 / grid.cells;
-  grid.shells = grid_policy::shells;
-  const std::int64_t cells = grid_type::cell_count(grid.cells);
-  grid.start = starts_type(keep.template take<int>(cells + 1), cells + 1);
-  grid.sorted = decltype(grid.sorted)(keep.template take<double>(3 * m), m);
-  grid.order = starts_type(keep.template take<int>(m), m);
-  Kokkos::deep_copy(space, grid.start, 0);
-  Kokkos::parallel_for("kernwerk::index::grid_count", policy(space, 0, m),
-                       grid_build::count_into_cells<Points, grid_type>{points, grid});
-  grid_build::cell_statistics statistics{0, 0};
-  Kokkos::parallel_reduce("kernwerk::index::grid_occupancy", policy(space, 0, cells),
-                          grid_build::occupancy<starts_type>{grid.start}, statistics);
-  grid.used = double(statistics.occupied) * grid_policy::min_occupancy >= double(m) &&
-              statistics.most <= grid_policy::max_per_cell;
-  if (!grid.used) return grid;
-  Kokkos::parallel_scan("kernwerk::index::grid_scan", policy(space, 0, cells + 1),
-                        exclusive_prefix<starts_type>{grid.start});
-  const starts_type cursor(scratch.template take<int>(cells + 1), cells + 1);
-  Kokkos::deep_copy(space, cursor, grid.start);
-  Kokkos::parallel_for("kernwerk::index::grid_scatter", policy(space, 0, m),
-                       grid_build::scatter_into_cells<Points, Order, grid_type, starts_type>{
-                           points, order, grid, cursor});
-  space.fence();  // before the scratch is given back
-  return grid;
-}
+  starts_type cursor;  // the next free row of each cell, in the build's scratch
+  std::int64_t* block_scratch = nullptr;  // starts() on large grids
+
+  sphere_grid_build() = default;  // no grid
+  template <class Keep, class Scratch>
+  sphere_grid_build(std::int64_t references, Keep& keep, Scratch& scratch) {
+    grid.cells = grid_cells_per_axis(references);
+    grid.side = 2.0 / grid.cells;
+    grid.shells = grid_policy::shells;
+    const std::int64_t cells = grid_type::cell_count(grid.cells);
+    grid.start = starts_type(keep.template take<int>(cells + 1), cells + 1);
+    grid.sorted = decltype(grid.sorted)(keep.template take<double>(3 * references), references);
+    grid.order = starts_type(keep.template take<int>(references), references);
+    cursor = starts_type(scratch.template take<int>(cells + 1), cells + 1);
+    block_scratch = scratch.template take<std::int64_t>(
+        2 * ((cells + grid_scan_block) / grid_scan_block));
+  }
+
+  KOKKOS_INLINE_FUNCTION int cell_of(double x, double y, double z) const {
+    return grid.cell(grid.axis_cell(x), grid.axis_cell(y), grid.axis_cell(z));
+  }
+  // Counts (x, y, z) into its cell; returns the points counted there before it.
+  KOKKOS_INLINE_FUNCTION int count(double x, double y, double z) const {
+    return Kokkos::atomic_fetch_add(&grid.start(cell_of(x, y, z)), 1);
+  }
+  // The counts into starts, the occupied cells into *statistics (device memory).
+  template <class ExecutionSpace>
+  void starts(const ExecutionSpace& space, grid_build::cell_statistics* statistics) const {
+    const std::int64_t cells = grid_type::cell_count(grid.cells);
+    if (cells + 1 <= 4 * grid_scan_block) {
+      Kokkos::parallel_scan("kernwerk::index::grid_starts", index_policy<ExecutionSpace>(space, 0, cells + 1),
+                            grid_build::starts_from_counts<starts_type>{grid.start, cursor, statistics, cells});
+      return;
+    }
+    using sums = Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged>;
+    using teams = Kokkos::TeamPolicy<ExecutionSpace>;
+    const std::int64_t blocks = (cells + grid_scan_block) / grid_scan_block;
+    const sums rows(block_scratch, blocks), occupied(block_scratch + blocks, blocks);
+    Kokkos::parallel_for("kernwerk::index::grid_block_sums", teams(space, int(blocks), Kokkos::AUTO),
+                         grid_build::block_sums<starts_type, sums>{grid.start, rows, occupied, cells + 1});
+    Kokkos::parallel_scan("kernwerk::index::grid_block_offsets", index_policy<ExecutionSpace>(space, 0, blocks),
+                          grid_build::block_offsets<sums>{rows, occupied, statistics});
+    Kokkos::parallel_for("kernwerk::index::grid_block_starts", teams(space, int(blocks), Kokkos::AUTO),
+                         grid_build::block_starts<starts_type, sums>{grid.start, cursor, rows, cells + 1});
+  }
+  // Point `index` at (x, y, z) into the next free row of its cell.
+  KOKKOS_INLINE_FUNCTION void place(double x, double y, double z, int index) const {
+    const int row = Kokkos::atomic_fetch_add(&cursor(cell_of(x, y, z)), 1);
+    grid.sorted(row, 0) = x;
+    grid.sorted(row, 1) = y;
+    grid.sorted(row, 2) = z;
+    grid.order(row) = index;
+  }
+};
 
 }  // namespace kernwerk::impl

@@ -12,6 +12,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/compensated.hpp"
+#include "kernwerk/impl/launch.hpp"
 
 namespace kernwerk::impl {
 
@@ -48,7 +49,7 @@ template <class ExecutionSpace, class Term>
 double compensated_sum_of(const ExecutionSpace& space, std::int64_t count, const Term& term) {
   compensated_value total;
   Kokkos::parallel_reduce("kernwerk::sum",
-                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                          index_policy<ExecutionSpace>(
                               space, 0, count),
                           compensated_terms<Term>{term},
                           compensated_sum<Kokkos::HostSpace>(total));
@@ -109,7 +110,7 @@ double scaled_norm2(const ExecutionSpace& space, const X& x) {
   if (std::is_same_v<typename X::non_const_value_type, double>) {
     double scale = 0.0;
     Kokkos::parallel_reduce("kernwerk::norm2_scale",
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                            index_policy<ExecutionSpace>(
                                 space, 0, n),
                             largest_magnitude<X>{x}, Kokkos::Max<double>(scale));
     space.fence();
@@ -195,7 +196,7 @@ std::pair<typename X::non_const_value_type, std::int64_t> extremum_location(
   using T = typename X::non_const_value_type;
   extremum_value<T> best{T(), -1, -1};
   Kokkos::parallel_reduce(std::string("kernwerk::") + function,
-                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                          index_policy<ExecutionSpace>(
                               space, 0, std::int64_t(x.extent(0))),
                           extremum_terms<X, Order>{x}, first_extremum<T, Order>(best));
   space.fence();

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/neighbour_list.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
@@ -45,7 +46,7 @@ void run_brute_force(const ExecutionSpace& space, const Metric& metric, const Ou
   with_capacity(k, [&](auto capacity) {
     Kokkos::parallel_for(
         "kernwerk::nearest::generic_brute_force",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(space, 0,
+        index_policy<ExecutionSpace>(space, 0,
                                                                              observation_count),
         brute_force<Metric, decltype(capacity)::value, Output>{metric, output, reference_count, k});
   });

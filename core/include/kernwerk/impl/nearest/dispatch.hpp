@@ -15,6 +15,7 @@
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/nearest/indexed.hpp"
@@ -266,7 +267,7 @@ struct nearest_runner {
   template <class Obs, class Ref, class Output>
   void indexed_after_trial(const Obs& obs, const Ref& ref, const Output& output, int k) const {
     using memory_space = typename ExecutionSpace::memory_space;
-    using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+    using policy = index_policy<ExecutionSpace>;
     const auto n = static_cast<std::int64_t>(obs.extent(0));
     const std::int64_t samples = trial_samples(n);
     using trial_scratch = workspace<memory_space, trial_purpose>;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
@@ -340,7 +341,7 @@ template <class ExecutionSpace, class Metric, class Bvh, class Output, class Scr
 void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n, const Bvh& bvh,
                const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   using metric_type = Metric;
 

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/mpi/nearest_options.hpp"
 #include "kernwerk/nearest.hpp"
 
@@ -320,7 +321,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
           const nearest_options& options, const shards& s, std::size_t k) {
   using namespace kernwerk::impl;
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
   using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   const int ranks = size_of(comm), rank = rank_of(comm);

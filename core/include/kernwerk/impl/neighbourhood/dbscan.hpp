@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/dense_cells.hpp"
 #include "kernwerk/impl/neighbourhood/radius_search.hpp"
 
@@ -216,7 +217,7 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
                             std::int64_t min_samples, const Labels& labels,
                             const index_metric& metric, bool first_cluster) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   const auto n = static_cast<std::int64_t>(points.extent(0));
   const scoped_index<ExecutionSpace> index(space, points, metric);
   const auto rule = radius_rule_of(index.core(), eps);

@@ -20,6 +20,7 @@
 
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/sphere_grid.hpp"
+#include "kernwerk/impl/launch.hpp"
 
 namespace kernwerk::impl {
 
@@ -145,7 +146,7 @@ dense_cells<typename ExecutionSpace::memory_space> find_dense_cells(
     const ExecutionSpace& space, const point_bvh<typename ExecutionSpace::memory_space>& bvh,
     bool sphere, double range, std::int64_t min_samples) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   using rows = Kokkos::View<int*, memory_space>;
   using bvh_type = point_bvh<memory_space>;
   dense_cells<memory_space> cells;

@@ -13,6 +13,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/radius_search.hpp"
 
 namespace kernwerk::impl {
@@ -69,7 +70,7 @@ void copy_converted(const ExecutionSpace& space, const Source& source, const Tar
     Kokkos::deep_copy(space, here, source);
   } else {
     Kokkos::parallel_for("kernwerk::within::convert",
-                         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                         index_policy<ExecutionSpace>(
                              space, 0, std::int64_t(target.extent(0))),
                          convert_copy<Source, std::remove_const_t<decltype(here)>>{source, here});
   }
@@ -82,7 +83,7 @@ void count_in_index(const ExecutionSpace& space, const index_core<typename Execu
                     const Queries& queries, double range, const Counts& counts) {
   using rule_type = radius_rule<typename ExecutionSpace::memory_space>;
   Kokkos::parallel_for("kernwerk::within::count",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                       index_policy<ExecutionSpace>(
                            space, 0, std::int64_t(queries.extent(0))),
                        count_within_kernel<rule_type, Queries, Counts>{radius_rule_of(index, range),
                                                                        queries, counts});
@@ -112,7 +113,7 @@ void within_index(const ExecutionSpace& space, const char* fn,
                   const Queries& queries, double range, const Offsets& offsets, Indices& indices,
                   Distances* distances) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
   count_in_index(space, index, queries, range, starts);

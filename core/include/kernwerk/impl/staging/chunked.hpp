@@ -18,6 +18,7 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/staging/engine.hpp"
 #include "kernwerk/impl/staging/neighbour_output.hpp"
 
@@ -141,7 +142,7 @@ void nearest_chunked(const ExecutionSpace& space, const Observations& observatio
                      const Distances& distances, int k, const chunk_plan& plan, const Core& core,
                      const Distance& distance, bool* wrote = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+  using policy = index_policy<ExecutionSpace>;
   const std::size_t m = references.extent(0);
   const std::size_t m_c = std::min(plan.reference_rows, m);
 

@@ -1,7 +1,9 @@
 #pragma once
 // Point layouts on the sphere that users bring, for the nearest-neighbour benchmark and tests:
-// reference sets in one region, on a coastline-like ring, on tracks, mixed with uniform ones.
+// reference sets in one region, on a coastline-like ring, on tracks, in clusters, mixed with
+// uniform ones.
 // Points are row-major (lat, lon) in radians, generated from a seed.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -46,6 +48,32 @@ class generator {
       lon = std::remainder(lon, 2 * M_PI);
       points.push_back(lat);
       points.push_back(lon);
+    }
+  }
+  // Clusters as places on land are: `clusters` centres between latitudes -1.2 and 1.2, caps of
+  // angular radius 1e-4 to 1e-2 (log-uniform), and sizes that fall off as a power of the rank
+  // (the largest holds about a tenth of the points).
+  struct cluster_set {
+    std::vector<double> lat, lon, radius;
+    std::discrete_distribution<std::size_t> pick;
+  };
+  cluster_set make_clusters(std::size_t clusters) {
+    cluster_set set;
+    std::vector<double> weights;
+    for (std::size_t c = 0; c < clusters; ++c) {
+      set.lat.push_back(uniform(-1.2, 1.2));
+      set.lon.push_back(M_PI * uniform(-1.0, 1.0));
+      set.radius.push_back(std::pow(10.0, uniform(-4.0, -2.0)));
+      weights.push_back(1.0 / std::pow(double(c + 1), 1.1));
+    }
+    set.pick = std::discrete_distribution<std::size_t>(weights.begin(), weights.end());
+    return set;
+  }
+  // `count` points, each in a cluster drawn by size, area-uniform in its cap.
+  void add_clustered(std::vector<double>& points, std::size_t count, cluster_set& set) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t c = set.pick(random_);
+      add_cap(points, 1, set.lat[c], set.lon[c], set.radius[c]);
     }
   }
   // A band of latitudes [lat0 - width/2, lat0 + width/2] all around.
@@ -102,6 +130,8 @@ inline const std::vector<std::string>& names() {
       "tracks",      // references and observations on 3 great circles
       "duplicates",  // every reference 8 times, observations uniform
       "polar",       // references within 0.05 rad of the north pole, across the date line
+      "clusters",    // references and observations in the same few thousand tight clusters of
+                     // uneven size (places on land)
   };
   return all;
 }
@@ -147,6 +177,10 @@ inline point_pair make(const std::string& name, std::size_t n, std::size_t m, st
   } else if (name == "polar") {
     g.add_uniform(p.observations, n);
     g.add_cap(p.references, m, M_PI / 2, M_PI, 0.05);
+  } else if (name == "clusters") {
+    auto clusters = g.make_clusters(std::max<std::size_t>(1, std::min<std::size_t>(3000, m / 16)));
+    g.add_clustered(p.references, m, clusters);
+    g.add_clustered(p.observations, n, clusters);
   }
   return p;
 }

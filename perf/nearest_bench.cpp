@@ -2,13 +2,15 @@
 // are not timed), on point layouts users bring (perf/layouts.hpp), and writes JSON records.
 //
 //   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--variants generic,tuned,indexed]
-//                          [--layouts uniform,...|all] [--k 1,2,8,32]
+//                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
-// Sizes are log2(observations) x log2(references). Variants: generic and tuned are the brute
+// Sizes are log2(observations) x log2(references), each side a value or values joined by '/'
+// (10/16/24x7/13/20: a sweep of every pair); --max-brute-pairs L leaves the brute force's
+// variants out where there are more than 2^L pairs. Variants: generic and tuned are the brute
 // force's implementations, brute the brute force as `auto` would run it, indexed the indexed
 // method (index built and queried in each call), auto the default choice, index a
 // kernwerk::spatial_index built once before the timed runs (its queries timed; no budget),
@@ -32,6 +34,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -88,6 +91,7 @@ int main(int argc, char* argv[]) {
   int repeat = 5;
   enum { device_inputs, pipelined, copied } host_inputs = device_inputs;
   std::size_t budget = 0;
+  int max_brute_pairs = 0;  // log2; 0: no limit
   kernwerk::nearest_tuning tuning;
   for (int k = 1; k < argc; ++k) {
     const std::string flag = argv[k];
@@ -105,6 +109,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--json") json = value;
     else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
+    else if (flag == "--max-brute-pairs") max_brute_pairs = std::stoi(value);
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
@@ -127,7 +132,15 @@ int main(int argc, char* argv[]) {
   std::vector<std::string> layout_names = split(layout_list, ',');
   if (layout_list.empty()) layout_names = layouts::names();
   try {
+    // --sizes A/BxC/D: every A and B against every C and D (the size sweep).
+    std::vector<std::string> size_list;
     for (const auto& size : split(sizes, ',')) {
+      const auto sides = split(size, 'x');
+      if (sides.size() != 2) throw error("--sizes: '" + size + "' is not LOGOBSxLOGREF");
+      for (const auto& a : split(sides[0], '/'))
+        for (const auto& b : split(sides[1], '/')) size_list.push_back(a + "x" + b);
+    }
+    for (const auto& size : size_list) {
       const auto logs = split(size, 'x');
       if (logs.size() != 2) throw error("--sizes: '" + size + "' is not LOGOBSxLOGREF");
       const std::size_t n = std::size_t{1} << std::stoi(logs[0]);
@@ -160,6 +173,9 @@ int main(int argc, char* argv[]) {
           std::unique_ptr<spatial_index<space>> kept;   // the index variant's
           std::unique_ptr<spatial_index<space>> built;  // the build variant's latest
           for (const auto& name : split(variants, ',')) {
+            const bool brute_force = name != "index" && name != "build" && name != "indexed" && name != "auto";
+            if (brute_force && max_brute_pairs > 0 && double(n) * double(m) > std::ldexp(1.0, max_brute_pairs))
+              continue;  // (--max-brute-pairs: far slower than the index there)
             variant v{name, {}, {}, {}};
             if (name == "index") {
               v.options.method = method_kind::indexed;

@@ -54,6 +54,18 @@ KOKKOS_INLINE_FUNCTION double central_angle(double h) {
   return 2.0 * math::asin(math::sqrt(h < 1.0 ? h : 1.0));
 }
 
+// Row j of prepared columns (sphere_points) holding point p.
+template <class Prepared>
+KOKKOS_INLINE_FUNCTION void write_sphere_row(const Prepared& prepared, std::int64_t j,
+                                             const sphere_point& p) {
+  prepared(j, column_x) = p.x;
+  prepared(j, column_y) = p.y;
+  prepared(j, column_z) = p.z;
+  prepared(j, column_lat) = p.lat;
+  prepared(j, column_lon) = p.lon;
+  prepared(j, column_coslat) = p.coslat;
+}
+
 template <class References, class MemorySpace>
 struct prepare_sphere_point {
   References references;
@@ -61,14 +73,9 @@ struct prepare_sphere_point {
   double scale;  // to radians
 
   KOKKOS_FUNCTION void operator()(const std::int64_t j) const {
-    const auto p = make_sphere_point(scale * static_cast<double>(references(j, 0)),
-                                     scale * static_cast<double>(references(j, 1)));
-    prepared(j, column_x) = p.x;
-    prepared(j, column_y) = p.y;
-    prepared(j, column_z) = p.z;
-    prepared(j, column_lat) = p.lat;
-    prepared(j, column_lon) = p.lon;
-    prepared(j, column_coslat) = p.coslat;
+    write_sphere_row(prepared, j,
+                     make_sphere_point(scale * static_cast<double>(references(j, 0)),
+                                       scale * static_cast<double>(references(j, 1))));
   }
 };
 

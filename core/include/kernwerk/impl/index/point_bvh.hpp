@@ -46,12 +46,15 @@ struct box3 {
     bound[4] = y > bound[4] ? y : bound[4];
     bound[5] = z > bound[5] ? z : bound[5];
   }
-  KOKKOS_INLINE_FUNCTION void merge(const box3& other) {
+  // `into` grown to hold `from` (either may be volatile: Kokkos 3's reductions join so).
+  template <class Into, class From>
+  KOKKOS_INLINE_FUNCTION static void unite(Into& into, const From& from) {
     for (int a = 0; a < 3; ++a) {
-      bound[a] = other.bound[a] < bound[a] ? other.bound[a] : bound[a];
-      bound[a + 3] = other.bound[a + 3] > bound[a + 3] ? other.bound[a + 3] : bound[a + 3];
+      into.bound[a] = from.bound[a] < into.bound[a] ? from.bound[a] : into.bound[a];
+      into.bound[a + 3] = from.bound[a + 3] > into.bound[a + 3] ? from.bound[a + 3] : into.bound[a + 3];
     }
   }
+  KOKKOS_INLINE_FUNCTION void merge(const box3& other) { unite(*this, other); }
   // The box's extent along its longest axis.
   KOKKOS_INLINE_FUNCTION double longest_side() const {
     double extent = 0;
@@ -71,10 +74,7 @@ struct box_union {
   KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.merge(src); }
 #if KOKKOS_VERSION < 40000
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
-    for (int a = 0; a < 3; ++a) {
-      dest.bound[a] = src.bound[a] < dest.bound[a] ? src.bound[a] : dest.bound[a];
-      dest.bound[a + 3] = src.bound[a + 3] > dest.bound[a + 3] ? src.bound[a + 3] : dest.bound[a + 3];
-    }
+    box3::unite(dest, src);
   }
 #endif
   KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = box3::empty(); }
@@ -356,13 +356,7 @@ struct sphere_source {
   }
   template <class Prepared>
   KOKKOS_INLINE_FUNCTION void write(std::int64_t j, const Prepared& prepared) const {
-    const sphere_point p = point(j);
-    prepared(j, column_x) = p.x;
-    prepared(j, column_y) = p.y;
-    prepared(j, column_z) = p.z;
-    prepared(j, column_lat) = p.lat;
-    prepared(j, column_lon) = p.lon;
-    prepared(j, column_coslat) = p.coslat;
+    write_sphere_row(prepared, j, point(j));
   }
   KOKKOS_INLINE_FUNCTION void position(std::int64_t j, double p[3]) const {
     const sphere_point q = point(j);
@@ -464,10 +458,7 @@ struct rotate_points {
   KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const { into.merge(from); }
 #if KOKKOS_VERSION < 40000
   KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
-    for (int a = 0; a < 3; ++a) {
-      into.bound[a] = from.bound[a] < into.bound[a] ? from.bound[a] : into.bound[a];
-      into.bound[a + 3] = from.bound[a + 3] > into.bound[a + 3] ? from.bound[a + 3] : into.bound[a + 3];
-    }
+    box3::unite(into, from);
   }
 #endif
   KOKKOS_FUNCTION void final(value_type& box) const { set_frame(found(), box); }

@@ -147,35 +147,51 @@ KOKKOS_INLINE_FUNCTION bool grid_pays(const cell_statistics& statistics, std::in
 // The rows before each cell, and the cells occupied so far.
 struct rows_and_cells {
   std::int64_t rows, occupied;
+  template <class Into, class From>  // (either may be volatile: Kokkos 3's scans join so)
+  KOKKOS_INLINE_FUNCTION static void add(Into& into, const From& from) {
+    into.rows += from.rows;
+    into.occupied += from.occupied;
+  }
 };
-// The counts turned into starts (and the cursors of the placing), the occupied cells counted
-// on the way and written at the end.
-template <class Starts>
-struct starts_from_counts {
+// An exclusive scan of (rows, occupied cells) over `input`'s elements: output(i, rows before
+// i); the occupied cells of all into *statistics at element `last`.
+template <class Input, class Output>
+struct scan_rows_and_cells {
   using value_type = rows_and_cells;
-  Starts start, cursor;
+  Input input;
+  Output output;
   cell_statistics* statistics;
-  std::int64_t cells;
-  KOKKOS_FUNCTION void operator()(const std::int64_t c, value_type& before, const bool final) const {
-    const int count = start(c);
+  std::int64_t last;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, value_type& before, const bool final) const {
+    const rows_and_cells here = input(i);
     if (final) {
-      start(c) = cursor(c) = static_cast<int>(before.rows);
-      if (c == cells) statistics->occupied = before.occupied;
+      output(i, before.rows);
+      if (i == last) statistics->occupied = before.occupied + here.occupied;
     }
-    before.rows += count;
-    before.occupied += count > 0 ? 1 : 0;
+    value_type::add(before, here);
   }
   KOKKOS_FUNCTION void init(value_type& value) const { value = {0, 0}; }
-  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
-    into.rows += from.rows;
-    into.occupied += from.occupied;
-  }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const { value_type::add(into, from); }
 #if KOKKOS_VERSION < 40000
   KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
-    into.rows += from.rows;
-    into.occupied += from.occupied;
+    value_type::add(into, from);
   }
 #endif
+};
+// Its input and output over cells: the counts turned into starts and the placing's cursors.
+template <class Starts>
+struct cell_counts {
+  Starts start;
+  KOKKOS_FUNCTION rows_and_cells operator()(const std::int64_t c) const {
+    return {start(c), start(c) > 0 ? 1 : 0};
+  }
+};
+template <class Starts>
+struct cell_starts {
+  Starts start, cursor;
+  KOKKOS_FUNCTION void operator()(const std::int64_t c, std::int64_t rows) const {
+    start(c) = cursor(c) = static_cast<int>(rows);
+  }
 };
 
 // The same in three launches for large grids (a grid of cells is mostly empty cube, 16 cells a
@@ -203,31 +219,16 @@ struct block_sums {
     });
   }
 };
+// Its input and output over blocks: the blocks' sums turned into their first rows.
 template <class Sums>
-struct block_offsets {
-  using value_type = rows_and_cells;
+struct block_totals {
   Sums rows, occupied;
-  cell_statistics* statistics;
-  KOKKOS_FUNCTION void operator()(const std::int64_t b, value_type& before, const bool final) const {
-    const rows_and_cells block{rows(b), occupied(b)};
-    if (final) {
-      rows(b) = before.rows;
-      if (b + 1 == std::int64_t(rows.extent(0))) statistics->occupied = before.occupied + block.occupied;
-    }
-    before.rows += block.rows;
-    before.occupied += block.occupied;
-  }
-  KOKKOS_FUNCTION void init(value_type& value) const { value = {0, 0}; }
-  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
-    into.rows += from.rows;
-    into.occupied += from.occupied;
-  }
-#if KOKKOS_VERSION < 40000
-  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
-    into.rows += from.rows;
-    into.occupied += from.occupied;
-  }
-#endif
+  KOKKOS_FUNCTION rows_and_cells operator()(const std::int64_t b) const { return {rows(b), occupied(b)}; }
+};
+template <class Sums>
+struct block_firsts {
+  Sums rows;
+  KOKKOS_FUNCTION void operator()(const std::int64_t b, std::int64_t before) const { rows(b) = before; }
 };
 template <class Starts, class Sums>
 struct block_starts {
@@ -290,8 +291,10 @@ struct sphere_grid_build {
   void starts(const ExecutionSpace& space, grid_build::cell_statistics* statistics) const {
     const std::int64_t cells = grid_type::cell_count(grid.cells);
     if (cells + 1 <= 4 * grid_scan_block) {
-      Kokkos::parallel_scan("kernwerk::index::grid_starts", index_policy<ExecutionSpace>(space, 0, cells + 1),
-                            grid_build::starts_from_counts<starts_type>{grid.start, cursor, statistics, cells});
+      Kokkos::parallel_scan(
+          "kernwerk::index::grid_starts", index_policy<ExecutionSpace>(space, 0, cells + 1),
+          grid_build::scan_rows_and_cells<grid_build::cell_counts<starts_type>, grid_build::cell_starts<starts_type>>{
+              {grid.start}, {grid.start, cursor}, statistics, cells});
       return;
     }
     using sums = Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged>;
@@ -300,8 +303,10 @@ struct sphere_grid_build {
     const sums rows(block_scratch, blocks), occupied(block_scratch + blocks, blocks);
     Kokkos::parallel_for("kernwerk::index::grid_block_sums", teams(space, int(blocks), Kokkos::AUTO),
                          grid_build::block_sums<starts_type, sums>{grid.start, rows, occupied, cells + 1});
-    Kokkos::parallel_scan("kernwerk::index::grid_block_offsets", index_policy<ExecutionSpace>(space, 0, blocks),
-                          grid_build::block_offsets<sums>{rows, occupied, statistics});
+    Kokkos::parallel_scan(
+        "kernwerk::index::grid_block_offsets", index_policy<ExecutionSpace>(space, 0, blocks),
+        grid_build::scan_rows_and_cells<grid_build::block_totals<sums>, grid_build::block_firsts<sums>>{
+            {rows, occupied}, {rows}, statistics, blocks - 1});
     Kokkos::parallel_for("kernwerk::index::grid_block_starts", teams(space, int(blocks), Kokkos::AUTO),
                          grid_build::block_starts<starts_type, sums>{grid.start, cursor, rows, cells + 1});
   }

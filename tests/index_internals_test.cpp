@@ -317,3 +317,74 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the tree's rows, codes and boxes", S
   }
 }
 TEST_CASE_TEMPLATE_APPLY(tree_invariants, kernwerk::test::enabled_spaces);
+
+// The sphere's grid, on the small grids' one scan and the large grids' scan by blocks: where its
+// statistics say it pays (a host count of the rows' cells), each cell's starts are the rows
+// before it and its rows are its points; where the points crowd into a few cells it is not used.
+TEST_CASE_TEMPLATE_DEFINE("index internals: the sphere grid's cells", Space, grid_cells) {
+  using memory = typename Space::memory_space;
+  using bvh_type = kernwerk::impl::point_bvh<memory>;
+  using kernwerk::impl::column_x;
+  const double pi = 3.14159265358979323846;
+  for (std::int64_t m : {1000, 4099, 70000}) {
+    for (const bool crowded : {false, true}) {
+      CAPTURE(m);
+      CAPTURE(crowded);
+      auto input = random_rows(m, 2, unsigned(m) + 7, -pi / 2, pi / 2);
+      for (std::int64_t j = 0; j < m; ++j) {  // area-uniform, or in a cap 1e-4 rad wide
+        input(j, 1) *= 2;
+        input(j, 0) = std::asin(input(j, 0) / (pi / 2));
+        if (crowded) input(j, 0) = 0.3 + 1e-4 * input(j, 0);
+        if (crowded) input(j, 1) = 1e-4 * input(j, 1);
+      }
+      Kokkos::View<double**, Kokkos::LayoutRight, memory> points("points", m, 2);
+      Kokkos::deep_copy(points, input);
+      Space space;
+      const int leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
+      const std::size_t keep_bytes = bvh_type::bytes(m, leaf, true);
+      const std::size_t scratch_bytes = bvh_type::template build_bytes<Space>(m, space.concurrency(), true);
+      Kokkos::View<char*, memory> keep_memory("keep", keep_bytes), scratch_memory("scratch", scratch_bytes);
+      kernwerk::impl::carver keep(keep_memory.data(), keep_bytes), scratch(scratch_memory.data(), scratch_bytes);
+      const bvh_type bvh = kernwerk::impl::build_sphere_bvh(space, points, 1.0, leaf, keep, scratch, true);
+      space.fence();
+      const auto& grid = bvh.grid;
+      const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.points);
+      const std::int64_t cells = std::int64_t(grid.cells) * grid.cells * grid.cells;
+      std::vector<int> count(cells, 0);
+      std::vector<std::vector<int>> members(cells);
+      const auto order = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.order);
+      for (std::int64_t r = 0; r < m; ++r) {
+        const int c = grid.cell(grid.axis_cell(rows(r, column_x)), grid.axis_cell(rows(r, column_x + 1)),
+                                grid.axis_cell(rows(r, column_x + 2)));
+        ++count[c];
+        members[c].push_back(order(r));
+      }
+      std::int64_t occupied = 0;
+      int most = 0;
+      for (const int n : count) {
+        occupied += n > 0;
+        most = std::max(most, n);
+      }
+      const bool pays = double(occupied) * kernwerk::impl::grid_policy::min_occupancy >= double(m) &&
+                        most <= kernwerk::impl::grid_policy::max_per_cell;
+      CHECK(grid.used == pays);
+      CHECK(grid.used == !crowded);
+      if (!grid.used) continue;
+      const auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.start);
+      const auto placed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.order);
+      std::int64_t before = 0, wrong_starts = 0, wrong_members = 0;
+      for (std::int64_t c = 0; c < cells; ++c) {
+        wrong_starts += start(c) != before;
+        std::vector<int> here(placed.data() + start(c), placed.data() + start(c) + count[c]);
+        std::sort(here.begin(), here.end());
+        std::sort(members[c].begin(), members[c].end());
+        wrong_members += here != members[c];
+        before += count[c];
+      }
+      CHECK(start(cells) == m);
+      CHECK(wrong_starts == 0);
+      CHECK(wrong_members == 0);
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(grid_cells, kernwerk::test::enabled_spaces);

@@ -42,8 +42,11 @@ inline int grid_cells_per_axis(std::int64_t reference_count) {
   return std::clamp(int(2.0 / side), 1, max_cells_per_axis);
 }
 
-// Cells a team turns into starts on large grids (sphere_grid_build::starts).
+// Cells a team turns into starts on large grids (sphere_grid_build::starts), and the cells from
+// which a grid is large: below, one scan's pass costs less than the scan by blocks' two more
+// launches (their host time against the pass's, timed on the H200: issue 46's note of 2026-11-27).
 inline constexpr std::int64_t grid_scan_block = 4096;
+inline constexpr std::int64_t grid_scan_by_blocks = std::int64_t(1) << 19;
 
 template <class MemorySpace>
 struct sphere_grid {
@@ -290,7 +293,7 @@ struct sphere_grid_build {
   template <class ExecutionSpace>
   void starts(const ExecutionSpace& space, grid_build::cell_statistics* statistics) const {
     const std::int64_t cells = grid_type::cell_count(grid.cells);
-    if (cells + 1 <= 4 * grid_scan_block) {
+    if (cells + 1 <= grid_scan_by_blocks) {
       Kokkos::parallel_scan(
           "kernwerk::index::grid_starts", index_policy<ExecutionSpace>(space, 0, cells + 1),
           grid_build::scan_rows_and_cells<grid_build::cell_counts<starts_type>, grid_build::cell_starts<starts_type>>{

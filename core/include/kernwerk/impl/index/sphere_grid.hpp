@@ -75,8 +75,10 @@ struct sphere_grid {
   }
 
   KOKKOS_INLINE_FUNCTION int axis_cell(double coordinate) const {
-    const int c = static_cast<int>((coordinate + 1.0) / side);
-    return c < 0 ? 0 : (c >= cells ? cells - 1 : c);
+    // Clamped before the conversion: a point the build's checks refuse (NaN, beyond the cube)
+    // is counted too before the build throws, and goes to an edge cell.
+    const double c = (coordinate + 1.0) / side;
+    return c >= 1.0 ? (c < double(cells) ? static_cast<int>(c) : cells - 1) : 0;
   }
   KOKKOS_INLINE_FUNCTION int cell(int ix, int iy, int iz) const {
     return ix + cells * (iy + cells * iz);

@@ -194,8 +194,53 @@ struct bvh_policy {
   }
 };
 
-// The room of the build's parameters (bvh_build::parameters), in doubles.
-inline constexpr std::size_t parameters_doubles = 64;
+namespace bvh_build {
+
+// The points' sums of (p - p0) and of its products (xx, xy, xz, yy, yz, zz), p0 their first
+// point (so that a tight cluster's spread is not lost to the rounding of its position), their
+// box, and the first row whose coordinates the checks refuse: sum 0-2, moment 3-8, box 9-14
+// (low x, y, z, high x, y, z).
+struct point_moments {
+  static constexpr std::int64_t valid = std::numeric_limits<std::int64_t>::max();
+  double value[15];
+  std::int64_t first_invalid;
+  KOKKOS_INLINE_FUNCTION void clear() {
+    for (int e = 0; e < 9; ++e) value[e] = 0;
+    const box3 empty = box3::empty();
+    for (int e = 0; e < 6; ++e) value[9 + e] = empty.bound[e];
+    first_invalid = valid;
+  }
+  KOKKOS_INLINE_FUNCTION void add(const double p[3], const double p0[3]) {
+    const double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
+    int e = 3;
+    for (int a = 0; a < 3; ++a) {
+      value[a] += d[a];
+      for (int b = a; b < 3; ++b) value[e++] += d[a] * d[b];
+      value[9 + a] = p[a] < value[9 + a] ? p[a] : value[9 + a];
+      value[12 + a] = p[a] > value[12 + a] ? p[a] : value[12 + a];
+    }
+  }
+  template <class Into, class From>
+  KOKKOS_INLINE_FUNCTION static void merge(Into& into, const From& from) {
+    for (int e = 0; e < 9; ++e) into.value[e] += from.value[e];
+    for (int a = 9; a < 12; ++a) into.value[a] = from.value[a] < into.value[a] ? from.value[a] : into.value[a];
+    for (int a = 12; a < 15; ++a) into.value[a] = from.value[a] > into.value[a] ? from.value[a] : into.value[a];
+    into.first_invalid = from.first_invalid < into.first_invalid ? from.first_invalid : into.first_invalid;
+  }
+  KOKKOS_INLINE_FUNCTION box3 box() const {
+    return {{value[9], value[10], value[11], value[12], value[13], value[14]}};
+  }
+};
+
+// What the build works out on the device, in its own memory, and the host reads once at the end.
+struct parameters {
+  point_moments moments;  // of the points as given
+  rotation3 rotation;     // into the principal frame (or none)
+  box3 bounds;            // of the points in that frame
+  morton_frame frame;     // of the codes: the cube around bounds
+  grid_build::cell_statistics cells;  // of the sphere's grid
+};
+}  // namespace bvh_build
 
 template <class MemorySpace>
 struct point_bvh {
@@ -243,7 +288,7 @@ struct point_bvh {
   static std::size_t build_bytes(std::int64_t references, std::int64_t concurrency,
                                  bool with_grid = true) {
     using carve = workspace<MemorySpace>;
-    return carve::template bytes_for<double>(parameters_doubles) +  // what the device works out
+    return carve::template bytes_for<bvh_build::parameters>(1) +  // what the device works out
            sphere_points_bytes<MemorySpace>(references) +
            carve::template bytes_for<std::uint64_t>(references) +
            carve::template bytes_for<int>(references) +
@@ -287,51 +332,6 @@ struct point_bvh {
 
 namespace bvh_build {
 
-// The points' sums of (p - p0) and of its products (xx, xy, xz, yy, yz, zz), p0 their first
-// point (so that a tight cluster's spread is not lost to the rounding of its position), their
-// box, and the first row whose coordinates the checks refuse: sum 0-2, moment 3-8, box 9-14
-// (low x, y, z, high x, y, z).
-struct point_moments {
-  static constexpr std::int64_t valid = std::numeric_limits<std::int64_t>::max();
-  double value[15];
-  std::int64_t first_invalid;
-  KOKKOS_INLINE_FUNCTION void clear() {
-    for (int e = 0; e < 9; ++e) value[e] = 0;
-    const box3 empty = box3::empty();
-    for (int e = 0; e < 6; ++e) value[9 + e] = empty.bound[e];
-    first_invalid = valid;
-  }
-  KOKKOS_INLINE_FUNCTION void add(const double p[3], const double p0[3]) {
-    const double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
-    int e = 3;
-    for (int a = 0; a < 3; ++a) {
-      value[a] += d[a];
-      for (int b = a; b < 3; ++b) value[e++] += d[a] * d[b];
-      value[9 + a] = p[a] < value[9 + a] ? p[a] : value[9 + a];
-      value[12 + a] = p[a] > value[12 + a] ? p[a] : value[12 + a];
-    }
-  }
-  template <class Into, class From>
-  KOKKOS_INLINE_FUNCTION static void merge(Into& into, const From& from) {
-    for (int e = 0; e < 9; ++e) into.value[e] += from.value[e];
-    for (int a = 9; a < 12; ++a) into.value[a] = from.value[a] < into.value[a] ? from.value[a] : into.value[a];
-    for (int a = 12; a < 15; ++a) into.value[a] = from.value[a] > into.value[a] ? from.value[a] : into.value[a];
-    into.first_invalid = from.first_invalid < into.first_invalid ? from.first_invalid : into.first_invalid;
-  }
-  KOKKOS_INLINE_FUNCTION box3 box() const {
-    return {{value[9], value[10], value[11], value[12], value[13], value[14]}};
-  }
-};
-
-// What the build works out on the device, in its own memory, and the host reads once at the end.
-struct parameters {
-  point_moments moments;  // of the points as given
-  rotation3 rotation;     // into the principal frame (or none)
-  box3 bounds;            // of the points in that frame
-  morton_frame frame;     // of the codes: the cube around bounds
-  grid_build::cell_statistics cells;  // of the sphere's grid
-};
-static_assert(sizeof(parameters) <= parameters_doubles * sizeof(double));
 template <class MemorySpace>
 using parameters_view = Kokkos::View<parameters, MemorySpace, Kokkos::MemoryUnmanaged>;
 

@@ -47,6 +47,10 @@ inline int grid_cells_per_axis(std::int64_t reference_count) {
 // launches (their host time against the pass's, timed on the H200: issue 46's note of 2026-11-27).
 inline constexpr std::int64_t grid_scan_block = 4096;
 inline constexpr std::int64_t grid_scan_by_blocks = std::int64_t(1) << 19;
+// The blocks of cells + 1 starts.
+inline std::int64_t grid_scan_blocks(std::int64_t cells) {
+  return (cells + grid_scan_block) / grid_scan_block;
+}
 
 template <class MemorySpace>
 struct sphere_grid {
@@ -71,7 +75,7 @@ struct sphere_grid {
   static std::size_t build_bytes(std::int64_t references) {
     const std::int64_t cells = cell_count(grid_cells_per_axis(references));
     return carver::bytes_for<int>(cells + 1) +  // cursors, and block sums for the scan
-           carver::bytes_for<std::int64_t>(2 * ((cells + grid_scan_block) / grid_scan_block));
+           carver::bytes_for<std::int64_t>(2 * grid_scan_blocks(cells));
   }
 
   KOKKOS_INLINE_FUNCTION int axis_cell(double coordinate) const {
@@ -281,7 +285,7 @@ struct sphere_grid_build {
     grid.order = starts_type(keep.template take<int>(references), references);
     cursor = starts_type(scratch.template take<int>(cells + 1), cells + 1);
     block_scratch = scratch.template take<std::int64_t>(
-        2 * ((cells + grid_scan_block) / grid_scan_block));
+        2 * grid_scan_blocks(cells));
   }
 
   KOKKOS_INLINE_FUNCTION int cell_of(double x, double y, double z) const {
@@ -304,7 +308,7 @@ struct sphere_grid_build {
     }
     using sums = Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged>;
     using teams = Kokkos::TeamPolicy<ExecutionSpace>;
-    const std::int64_t blocks = (cells + grid_scan_block) / grid_scan_block;
+    const std::int64_t blocks = grid_scan_blocks(cells);
     const sums rows(block_scratch, blocks), occupied(block_scratch + blocks, blocks);
     Kokkos::parallel_for("kernwerk::index::grid_block_sums", teams(space, int(blocks), Kokkos::AUTO),
                          grid_build::block_sums<starts_type, sums>{grid.start, rows, occupied, cells + 1});

@@ -129,6 +129,31 @@ int main(int argc, char* argv[]) {
   }
 
   std::vector<record> records;
+  // The records so far, written after each layout, size and k (a run cut short keeps them),
+  // through a temporary file renamed over the last.
+  const auto save = [&] {
+    if (json.empty()) return true;
+    const std::string part = json + ".part";
+    {
+      std::ofstream out(part);
+      out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
+          << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"concurrency\": "
+          << space().concurrency() << ",\n  \"kokkos_version\": " << KOKKOS_VERSION
+          << ",\n  \"metric\": \"haversine\",\n  \"precision\": \"float64 inputs\",\n"
+          << "  \"repeat\": " << repeat << ",\n  \"results\": [\n";
+      for (std::size_t k = 0; k < records.size(); ++k) {
+        const auto& r = records[k];
+        out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
+            << r.observations << ", \"references\": " << r.references
+            << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
+            << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
+            << "}" << (k + 1 < records.size() ? "," : "") << "\n";
+      }
+      out << "  ]\n}\n";
+      if (!out) return false;
+    }
+    return std::rename(part.c_str(), json.c_str()) == 0;
+  };
   std::vector<std::string> layout_names = split(layout_list, ',');
   if (layout_list.empty()) layout_names = layouts::names();
   try {
@@ -279,6 +304,7 @@ int main(int argc, char* argv[]) {
                         v.name == "auto" ? v.report.reason.c_str() : "");
             std::fflush(stdout);
           }
+          if (!save()) throw error("cannot write " + json);
         }
       }
     }
@@ -287,26 +313,9 @@ int main(int argc, char* argv[]) {
     return 1;
   }
 
-  if (!json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
-        << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"concurrency\": "
-        << space().concurrency() << ",\n  \"kokkos_version\": " << KOKKOS_VERSION
-        << ",\n  \"metric\": \"haversine\",\n  \"precision\": \"float64 inputs\",\n"
-        << "  \"repeat\": " << repeat << ",\n  \"results\": [\n";
-    for (std::size_t k = 0; k < records.size(); ++k) {
-      const auto& r = records[k];
-      out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
-          << r.observations << ", \"references\": " << r.references
-          << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
-          << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
-          << "}" << (k + 1 < records.size() ? "," : "") << "\n";
-    }
-    out << "  ]\n}\n";
-    if (!out) {
-      std::fprintf(stderr, "kernwerk_bench_nearest: cannot write %s\n", json.c_str());
-      return 1;
-    }
+  if (!save()) {
+    std::fprintf(stderr, "kernwerk_bench_nearest: cannot write %s\n", json.c_str());
+    return 1;
   }
   return 0;
 }

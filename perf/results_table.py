@@ -20,6 +20,7 @@ import sys
 FLOPS_PER_PAIR = 8
 BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"),
           "layouts": ("<!-- perf:layouts:begin -->", "<!-- perf:layouts:end -->"),
+          "sweep": ("<!-- perf:sweep:begin -->", "<!-- perf:sweep:end -->"),
           "workloads": ("<!-- perf:workloads:begin -->", "<!-- perf:workloads:end -->"),
           "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
           "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
@@ -165,6 +166,53 @@ def layouts_table():
                 f"{peer_shown} | {versus} | `{run['file']}` |"
             )
     return "\n".join(lines)
+
+
+def sweep_table():
+    """The size sweeps (sweep-MACHINE.json: brute force, indexed, and auto by the rule of the
+    build that ran them) beside the cost model's auto (sweep-auto-MACHINE.json, a later build):
+    per machine and k, a row per observations and a column per references, each cell the faster
+    method (b or i) and its time, then auto over the faster, before and with the cost model
+    (where the methods were not timed: auto's time and the method it ran)."""
+    lines = []
+    for run in load(os.path.join(RESULTS, "sweep-*.json")):
+        name = os.path.basename(run["file"])
+        if name.startswith("sweep-auto-"):
+            continue
+        later = os.path.join(RESULTS, "sweep-auto-" + name[len("sweep-"):])
+        now = load(later)[0] if os.path.exists(later) else {"results": [], "file": "-"}
+        cells = {}
+        for r in run["results"]:
+            if r["layout"] != "uniform":
+                continue
+            variant = r["variant"].split(" ")[0]
+            cells.setdefault((r["k"], r["observations"], r["references"]), {})[variant] = r["median_seconds"]
+        for r in now["results"]:
+            if r["layout"] == "uniform" and r["variant"].startswith("auto"):
+                cell = cells.setdefault((r["k"], r["observations"], r["references"]), {})
+                cell["model"] = r["median_seconds"]
+                cell["model ran"] = r["variant"].split("(ran ")[-1][0]
+        observations = sorted({key[1] for key in cells})
+        references = sorted({key[2] for key in cells})
+        for k in sorted({key[0] for key in cells}):
+            lines.append(f"\n{run['machine']} ({run['execution_space']}), k = {k}: the faster method (b brute "
+                         f"force, i indexed) and its time; auto over it, before / with the cost model "
+                         f"(`{run['file']}`, `{now['file']}`)\n")
+            lines.append("| observations | " + " | ".join(f"2^{m.bit_length() - 1} references" for m in references) + " |")
+            lines.append("| --- |" + " --- |" * len(references))
+            for n in observations:
+                row = [f"2^{n.bit_length() - 1}"]
+                for m in references:
+                    c = cells.get((k, n, m), {})
+                    timed = [(c[v], v[0]) for v in ("brute", "indexed") if v in c]
+                    if not timed:  # (auto alone: its time, and the method it ran)
+                        row.append(f"auto {c['model ran']} {time_shown(c['model'])}" if "model" in c else "-")
+                        continue
+                    faster, which = min(timed)
+                    ratio = lambda v: f"{c[v] / faster:.2f}" if v in c and len(timed) == 2 else "-"
+                    row.append(f"{which} {time_shown(faster)}; {ratio('auto')} / {ratio('model')}")
+                lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines).strip()
 
 
 def workloads_table():
@@ -407,7 +455,8 @@ if __name__ == "__main__":
     check = sys.argv[1:] == ["--check"]
     documents = {
         os.path.join(ROOT, "docs", "performance.md"): (
-            ("nearest", nearest_table), ("layouts", layouts_table), ("workloads", workloads_table),
+            ("nearest", nearest_table), ("layouts", layouts_table), ("sweep", sweep_table),
+            ("workloads", workloads_table),
             ("mpi", mpi_table), ("calls", calls_table), ("knn", knn_table),
             ("python", python_table), ("dbscan", dbscan_table), ("dense", dense_table),
             ("kokkos", kokkos_table)),

@@ -178,7 +178,7 @@ TEST_CASE("cli: k nearest, methods, implementations and backends") {
     if (asked_indexed) CHECK(result.err.find("indexed method (asked for)") != std::string::npos);
     if (asked_brute) CHECK(result.err.find("brute method (asked for)") != std::string::npos);
     if (!asked_indexed && !asked_brute)
-      CHECK(result.err.find("method (too few pairs to pay for an index)") != std::string::npos);
+      CHECK(result.err.find("method (the index predicted at") != std::string::npos);
     const std::size_t k = extra.find("--k") == std::string::npos
                               ? 1
                               : std::stoul(extra.substr(extra.find("--k") + 4));

@@ -46,26 +46,82 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
 }
 TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
 
-// The automatic method's timed trial (host spaces, k = 1), made to run on small sets: whichever
-// method it keeps, the answers are the float64 brute force's, and the report names the trial.
-TEST_CASE_TEMPLATE_DEFINE("nearest: auto's timed trial on every layout", Space, auto_trial) {
+// The automatic method on every layout, this machine's probe included: whichever method the
+// cost model picks, the answers are the float64 brute force's, and the report gives the
+// prediction it went by.
+TEST_CASE_TEMPLATE_DEFINE("nearest: auto's cost model on every layout", Space, auto_costs) {
   for (const auto& name : layouts::names()) {
     CAPTURE(name);
-    const auto sets = layouts::make(name, 4096, 1100, 78);  // past choose_method's size rule
+    const auto sets = layouts::make(name, 4096, 1100, 78);
     const auto observations = as_points(sets.observations), references = as_points(sets.references);
-    nearest_report report;
-    nearest_options options;
-    options.report = &report;
-    options.tuning.trial_min_pairs = 0;
-    options.tuning.trial_min_sample = 16;
-    check_all(observations, references, run_nearest<Space>(observations, references, options, 1),
-              options);
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-    if (host && impl::nearest_tuned<Space>::available)
-      CHECK(report.reason.find("a trial on") != std::string::npos);
+    for (const int k : {1, 8}) {
+      CAPTURE(k);
+      nearest_report report;
+      nearest_options options;
+      options.report = &report;
+      check_all(observations, references, run_nearest<Space>(observations, references, options, k),
+                options);
+      INFO(report.reason);
+      CHECK((report.reason.find("the index predicted at") != std::string::npos) ==
+            impl::nearest_tuned<Space>::covers(metric_kind::haversine, k));
+    }
   }
 }
-TEST_CASE_TEMPLATE_APPLY(auto_trial, enabled_spaces);
+TEST_CASE_TEMPLATE_APPLY(auto_costs, enabled_spaces);
+
+// The cost model against its own tables: each tabled cell read back, the midpoints between
+// cells (log2 seconds halfway in log2 size), the line past the largest sizes, and the choice
+// without a probe the faster method of the table's cell.
+TEST_CASE_TEMPLATE_DEFINE("nearest: auto's cost model reads its table", Space, auto_table) {
+  const impl::cost_table& table = impl::costs_of<Space>();
+  const int ks[3] = {1, 8, 32};
+  const auto cell = [&](const double (&cells)[3][8][5], int kk, int i, int j) {
+    return std::log2(cells[kk][i][j]);
+  };
+  const int last_n = table.observation_sizes - 1, last_m = table.reference_sizes - 1;
+  for (int kk = 0; kk < 3; ++kk) {
+    CAPTURE(ks[kk]);
+    for (const auto* cells : {&table.brute, &table.indexed}) {
+      for (int i = 0; i < table.observation_sizes; ++i) {
+        const double n = std::ldexp(1.0, table.log_observations[i]);
+        for (int j = 0; j < table.reference_sizes; ++j) {
+          const double m = std::ldexp(1.0, table.log_references[j]);
+          CAPTURE(n);
+          CAPTURE(m);
+          CHECK(impl::log_seconds(table, *cells, n, m, ks[kk]) == doctest::Approx(cell(*cells, kk, i, j)));
+          if (i < last_n) {
+            const double half = std::exp2((table.log_observations[i] + table.log_observations[i + 1]) / 2.0);
+            CHECK(impl::log_seconds(table, *cells, half, m, ks[kk]) ==
+                  doctest::Approx((cell(*cells, kk, i, j) + cell(*cells, kk, i + 1, j)) / 2));
+          }
+        }
+      }
+      // Four times the largest observations: the last segment's line, two more steps of it.
+      const double step = cell(*cells, kk, last_n, last_m) - cell(*cells, kk, last_n - 1, last_m);
+      const double gap = table.log_observations[last_n] - table.log_observations[last_n - 1];
+      CHECK(impl::log_seconds(table, *cells, std::ldexp(1.0, table.log_observations[last_n] + 2),
+                              std::ldexp(1.0, table.log_references[last_m]), ks[kk]) ==
+            doctest::Approx(cell(*cells, kk, last_n, last_m) + 2 * step / gap));
+    }
+    for (int i = 0; i < table.observation_sizes; ++i) {
+      for (int j = 0; j < table.reference_sizes; ++j) {
+        nearest_options options;
+        options.tuning.cost_probe = false;
+        const std::size_t n = std::size_t(1) << table.log_observations[i];
+        const std::size_t m = std::size_t(1) << table.log_references[j];
+        const bool faster = table.indexed[kk][i][j] <= table.brute[kk][i][j];
+        CHECK((impl::choose_method<Space>(options, n, m, ks[kk], true).method == method_kind::indexed) == faster);
+      }
+    }
+  }
+  if (impl::nearest_tuned<Space>::available) {
+    const double ratio = impl::machine_costs_of<Space>(nearest_tuning{}).ratio;
+    MESSAGE(std::string(Space::name()) << ": this machine's index/brute-force ratio over the table's " << ratio);
+    CHECK(ratio >= 0.125);
+    CHECK(ratio <= 8.0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(auto_table, enabled_spaces);
 
 // The index's frame: orthonormal rows that diagonalise the references' second moments, also
 // where eigenvalues coincide or the matrix is zero (one reference).

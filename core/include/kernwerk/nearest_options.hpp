@@ -12,8 +12,8 @@ namespace kernwerk {
 
 /// How kernwerk::nearest searches; every method returns the same answer.
 enum class method_kind {
-  /// indexed where it pays, judged from the sizes and, for large sets, from both methods timed
-  /// on a sample of the observations
+  /// the method predicted the faster for the sizes and k, from each method's measured cost on
+  /// the machine the library was tuned on, scaled by this machine's own (nearest_tuning)
   automatic,
   brute,    ///< every pair: a guaranteed cost
   indexed,  ///< a spatial index over the references (kernwerk::spatial_index), built per call
@@ -29,17 +29,10 @@ struct nearest_report {
 /// defaults are the measured ones (docs/architecture.md, "The automatic method"). Tests and
 /// benchmarks change them to reach paths that their sets would not take by default.
 struct nearest_tuning {
-  /// method automatic, host spaces, k = 1: the fewest observation x reference pairs from which
-  /// the index and the tuned brute force are timed on a sample before one runs (fewer: the
-  /// index without a trial)
-  double trial_min_pairs = 67108864.0;  // 2^26
-  /// the trial keeps the index unless the brute force's estimate is smaller by more than this
-  /// factor (a sample's search has less locality than the whole set's)
-  double index_preference = 1.6;
-  /// the trial's sample: the larger of trial_min_sample observations and the observations'
-  /// count over trial_sample_fraction; no trial where the observations are fewer than twice it
-  std::int64_t trial_min_sample = 512;
-  std::int64_t trial_sample_fraction = 256;  ///< see trial_min_sample
+  /// method automatic: where the cost table's prediction (impl/nearest/cost_tables.hpp) is
+  /// within 4 times either way, scale it by this machine's own rates, timed once a process on
+  /// a small uniform set (false: the table alone, as tests that must not time do)
+  bool cost_probe = true;
   /// the indexed method searches the observations in an order that keeps neighbours together
   /// where the execution space runs at least order_min_concurrency threads and there are at
   /// least order_per_thread observations a thread (0 and 0: always)

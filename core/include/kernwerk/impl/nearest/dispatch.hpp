@@ -10,14 +10,17 @@
 #include <utility>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
 #include "kernwerk/config.hpp"
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/launch.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/nearest/cost_tables.hpp"
 #include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/nearest/tuned.hpp"
 #include "kernwerk/impl/profiling.hpp"
@@ -29,42 +32,6 @@
 #include "kernwerk/impl/view_checks.hpp"
 #include "kernwerk/nearest_options.hpp"
 
-namespace kernwerk::impl {
-
-// The automatic method's trial (nearest_tuning's trial_* and index_preference): on host spaces
-// with k = 1, where the brute force is the tuned float32 scan, both methods are timed on a
-// sample of the observations and the index is kept unless the brute force's estimate is
-// smaller by more than index_preference. Why only there, and these values:
-// docs/architecture.md ("The automatic method"), perf/results/layouts-host-epyc-2core.json,
-// commit 78a7e57.
-struct trial_purpose;
-
-// A method's seconds on all n observations from its seconds(rows) on the first rows of a
-// sample: a part per call (preparing the references, launching kernels), timed on no rows, and
-// a part per row, scaled up. The call on the rows comes first, so that the one on none finds
-// the method's memory ready too.
-template <class Seconds>
-double whole_set_seconds(const Seconds& seconds, std::int64_t rows, std::int64_t n) {
-  const double some = seconds(rows), none = seconds(0);
-  if (!(some > none)) return some * double(n) / double(rows);
-  return none + (some - none) * double(n) / double(rows);
-}
-
-// Observation rows spread evenly over a set, gathered into double (lat, lon) rows.
-template <class Observations, class Sample>
-struct gather_sample {
-  Observations observations;
-  Sample sample;
-  std::int64_t n;
-  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
-    const auto i = static_cast<std::int64_t>((double(r) + 0.5) * double(n) / double(sample.extent(0)));
-    sample(r, 0) = static_cast<double>(observations(i, 0));
-    sample(r, 1) = static_cast<double>(observations(i, 1));
-  }
-};
-
-}  // namespace kernwerk::impl
-
 namespace kernwerk {
 
 // The method a call with these options and sizes runs, and why.
@@ -73,63 +40,16 @@ struct method_choice {
   std::string reason;
 };
 
-// The method by the sizes: the brute force on small sets (measured in perf/), the index as the
-// candidate on large ones for the haversine metric, unless the tuned brute force was asked
-// for. On large sets the call then times both on a sample of the observations
-// (options.tuning), and options.report says which ran and why.
-inline method_choice choose_method(const nearest_options& options, std::size_t observations,
-                                   std::size_t references) {
-  if (options.method != method_kind::automatic) return {options.method, "asked for"};
-  if (options.metric != metric_kind::haversine)
-    return {method_kind::brute, "the automatic method indexes the haversine metric only"};
-  if (options.implementation == implementation_kind::tuned)
-    return {method_kind::brute, "the tuned implementation was asked for"};
-  if (references < 128 || double(observations) * double(references) < double(1 << 22))
-    return {method_kind::brute, "too few pairs to pay for an index"};
-  return {method_kind::indexed, "enough pairs to pay for an index"};
-}
-
 }  // namespace kernwerk
 
 namespace kernwerk::impl {
 
-// Step 2, after the checks of nearest/checks.hpp: what runs. The method (choose_method),
-// whether a timed trial decides it, and the brute force's implementation; throws where the
-// options ask for what this build lacks.
+// Step 2, after the checks of nearest/checks.hpp: what runs (plan_nearest, below the runner,
+// whose methods the automatic choice may time once).
 struct nearest_plan {
   method_choice choice;
-  bool trial;        // the index, unless a timed trial on a sample favours the brute force
   bool brute_tuned;  // the brute force runs the backend's tuned implementation
 };
-
-template <class ExecutionSpace>
-nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::size_t m, std::size_t k) {
-  constexpr const char* fn = "nearest";
-  nearest_plan plan{choose_method(options, n, m), false, false};
-  const bool indexed = plan.choice.method == method_kind::indexed;
-  if (indexed && options.implementation == implementation_kind::tuned)
-    throw unsupported(fn, "options.implementation",
-                      "the indexed method has the generic implementation only");
-  const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
-  plan.brute_tuned = options.implementation == implementation_kind::tuned ||
-                     (options.implementation == implementation_kind::automatic && tuned_covers);
-  // The trial: automatic method, host spaces, against the tuned brute force (docs/architecture.md,
-  // "The automatic method", says why not elsewhere).
-  plan.trial = indexed && options.method == method_kind::automatic && plan.brute_tuned && k == 1 &&
-               nearest_tuned<ExecutionSpace>::available &&
-               Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                          typename ExecutionSpace::memory_space>::accessible;
-  if (!indexed && plan.brute_tuned && !nearest_tuned<ExecutionSpace>::available)
-    throw unsupported(fn, "options.implementation",
-                      std::string("this build has no tuned implementation for execution space ") +
-                          ExecutionSpace::name());
-  if (!indexed && plan.brute_tuned && !tuned_covers)
-    throw unsupported(fn, "options.implementation",
-                      std::string("the tuned implementation for ") + ExecutionSpace::name() +
-                          " covers neither the " + to_string(options.metric) + " metric with k = " +
-                          std::to_string(k) + "; use auto or generic");
-  return plan;
-}
 
 // The Views a call is compiled for, whatever the layout and rank of the caller's: unmanaged and
 // strided (a rank-1 output as one column), so that the library compiles each call once per
@@ -253,67 +173,6 @@ struct nearest_runner {
       nearest_generic(space, obs, ref, output, k, haversine, scale, radius);
     }
   }
-
-  std::int64_t trial_samples(std::int64_t n) const {
-    return std::max(tuning.trial_min_sample, n / std::max<std::int64_t>(1, tuning.trial_sample_fraction));
-  }
-  bool trial_pays(std::size_t n, std::size_t m) const {
-    return double(n) * double(m) >= tuning.trial_min_pairs &&
-           std::int64_t(n) >= 2 * trial_samples(std::int64_t(n));
-  }
-
-  // The brute force on a sample, then the index built and searched for it; the index goes on
-  // to the whole set where its time scaled up is the smaller, else the brute force runs.
-  template <class Obs, class Ref, class Output>
-  void indexed_after_trial(const Obs& obs, const Ref& ref, const Output& output, int k) const {
-    using memory_space = typename ExecutionSpace::memory_space;
-    using policy = index_policy<ExecutionSpace>;
-    const auto n = static_cast<std::int64_t>(obs.extent(0));
-    const std::int64_t samples = trial_samples(n);
-    using trial_scratch = workspace<memory_space, trial_purpose>;
-    trial_scratch memory(trial_scratch::template bytes_for<double>(2 * samples) +
-                         trial_scratch::template bytes_for<std::int64_t>(samples * k) +
-                         trial_scratch::template bytes_for<double>(samples * k));
-    // (method Views, as the search's own: the sample's runs are the same instances)
-    using sample_points = method_matrix<double, memory_space>;
-    using sample_output = method_output<std::int64_t, double, memory_space>;
-    const sample_points sample(memory.template take<double>(2 * samples), samples, 2);
-    const sample_output sample_out{
-        method_matrix<std::int64_t, memory_space>(memory.template take<std::int64_t>(samples * k), samples, k),
-        sample_points(memory.template take<double>(samples * k), samples, k)};
-    Kokkos::parallel_for("kernwerk::nearest::trial_sample", policy(space, 0, samples),
-                         gather_sample<Obs, sample_points>{obs, sample, n});
-    const auto brute_seconds = [&](std::int64_t rows) {
-      const auto some = Kokkos::make_pair(std::int64_t(0), rows);
-      space.fence();
-      const auto start = std::chrono::steady_clock::now();
-      brute(method_points<double, memory_space>(Kokkos::subview(sample, some, Kokkos::ALL)), ref,
-            sample_output{Kokkos::subview(sample_out.indices, some, Kokkos::ALL),
-                          Kokkos::subview(sample_out.distances, some, Kokkos::ALL)},
-            k);
-      space.fence();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    // The brute force is timed after the index, on a quarter of the sample first, so that
-    // where it is far slower (near ties) the trial costs little; the whole sample is timed only
-    // where the two estimates are within 3 times (commit d56d88d).
-    const auto keep_index = [&](double build_seconds, const auto& search_seconds) {
-      const double index = build_seconds + whole_set_seconds(search_seconds, samples, n);
-      std::int64_t timed = samples / 4;
-      double brute = whole_set_seconds(brute_seconds, timed, n);
-      if (brute < 3 * index && index < 3 * brute)
-        brute = whole_set_seconds(brute_seconds, timed = samples, n);
-      char text[160];
-      std::snprintf(text, sizeof text, "a trial on %lld observations: index %.3g s, brute force %.3g s",
-                    static_cast<long long>(timed), index, brute);
-      const bool keep = index <= tuning.index_preference * brute;
-      *report = {keep ? method_kind::indexed : method_kind::brute, text};
-      return keep;
-    };
-    const index_trial<method_points<double, memory_space>, sample_output> trial{sample, sample_out};
-    if (!nearest_indexed(space, obs, ref, output, k, metric(), tuning, &trial, &keep_index))
-      brute(obs, ref, output, k);
-  }
 };
 
 template <class ExecutionSpace>
@@ -322,14 +181,161 @@ void nearest_runner<ExecutionSpace>::run(const Obs& obs, const Ref& ref, const O
                                          int k) const {
   switch (plan.choice.method) {
     case method_kind::indexed:
-      if (plan.trial && trial_pays(obs.extent(0), ref.extent(0)))
-        indexed_after_trial(obs, ref, output, k);
-      else
-        nearest_indexed(space, obs, ref, output, k, metric(), tuning);
+      nearest_indexed(space, obs, ref, output, k, metric(), tuning);
       return;
     default:
       brute(obs, ref, output, k);
   }
+}
+
+// Points spread over the sphere by a hash of their row (the probe's sets): (lat, lon) radians.
+template <class Points>
+struct probe_points {
+  Points points;
+  std::uint64_t seed;
+  KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
+    std::uint64_t h = (std::uint64_t(r) + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    const double u = double(h >> 40) / double(1ull << 24), v = double(h & 0xFFFFFF) / double(1 << 24);
+    points(r, 0) = math::asin(2.0 * u - 1.0);
+    points(r, 1) = 6.283185307179586 * v - 3.141592653589793;
+  }
+};
+
+// What a machine's probe found: its index/brute-force time ratio over its cost table's, and the
+// seconds the probe took.
+struct machine_costs {
+  double ratio = 1.0;
+  double seconds = 0.0;
+};
+
+template <class ExecutionSpace, class Observations, class References, class Indices,
+          class Distances>
+void nearest_dispatch(const ExecutionSpace& space, const Observations& observations,
+                      const References& references, const Indices& indices,
+                      const Distances& distances, const nearest_options& options);
+
+// The probe: both methods' calls timed as the tables' were, with k = 1 on the cost table's probe
+// cell (uniform points; the best of three runs after one to warm up), the ratio clamped to
+// [1/8, 8]. The table's shape is
+// the recorded machine's; the probe moves the crossover to this one's (another GPU, more host
+// cores).
+template <class ExecutionSpace>
+machine_costs probe_machine_costs(const cost_table& table, const nearest_tuning& tuning) {
+  const auto began = std::chrono::steady_clock::now();
+  using memory_space = typename ExecutionSpace::memory_space;
+  using points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  const ExecutionSpace space;
+  const std::int64_t n = std::int64_t(1) << table.probe[0], m = std::int64_t(1) << table.probe[1];
+  const points observations(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 2);
+  const points references(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), m, 2);
+  const Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space> indices(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 1);
+  const points distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 1);
+  using policy = index_policy<ExecutionSpace>;
+  Kokkos::parallel_for("kernwerk::nearest::probe_points", policy(space, 0, n), probe_points<points>{observations, 1});
+  Kokkos::parallel_for("kernwerk::nearest::probe_points", policy(space, 0, m), probe_points<points>{references, 2});
+  nearest_options options;
+  options.tuning = tuning;
+  const auto seconds = [&](method_kind method) {
+    options.method = method;
+    double best = 0;
+    for (int round = 0; round < 4; ++round) {
+      space.fence();
+      const auto start = std::chrono::steady_clock::now();
+      nearest_dispatch(space, as_call_points(observations), as_call_points(references),
+                       as_call_matrix(indices), as_call_matrix(distances), options);
+      space.fence();
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (round == 1 || (round > 1 && t < best)) best = t;
+    }
+    return best;
+  };
+  const double measured = seconds(method_kind::indexed) / seconds(method_kind::brute);
+  const double tabled = index_over_brute(table, double(n), double(m), 1, 1.0);
+  return {std::clamp(measured / tabled, 0.125, 8.0),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()};
+}
+
+// The cost table of an execution space: the GPU's where its memory is out of the host's reach.
+template <class ExecutionSpace>
+const cost_table& costs_of() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename ExecutionSpace::memory_space>::accessible)
+    return host_costs;
+  else
+    return gpu_costs;
+}
+
+// The probe's findings, timed once a process for each execution space type.
+template <class ExecutionSpace>
+const machine_costs& machine_costs_of(const nearest_tuning& tuning) {
+  static std::once_flag once;
+  static machine_costs found;
+  std::call_once(once, [&] {
+    try {
+      found = probe_machine_costs<ExecutionSpace>(costs_of<ExecutionSpace>(), tuning);
+    } catch (const std::exception&) {  // (no memory for it: the table alone decides)
+    }
+  });
+  return found;
+}
+
+// The automatic method: the one the cost model predicts the faster, the index's build counted
+// in full (docs/architecture.md, "The automatic method"). Where the brute force would be the
+// generic float64 scan, the index takes every set past a few pairs: its search is that scan over
+// the references its boxes cannot rule out, so it never costs more.
+template <class ExecutionSpace>
+method_choice choose_method(const nearest_options& options, std::size_t n, std::size_t m,
+                            std::size_t k, bool brute_tuned) {
+  if (options.method != method_kind::automatic) return {options.method, "asked for"};
+  if (options.metric != metric_kind::haversine)
+    return {method_kind::brute, "the automatic method indexes the haversine metric only"};
+  if (options.implementation == implementation_kind::tuned)
+    return {method_kind::brute, "the tuned implementation was asked for"};
+  if (!brute_tuned) {
+    if (m < 128 || double(n) * double(m) < double(1 << 22))
+      return {method_kind::brute, "too few pairs to pay for an index"};
+    return {method_kind::indexed, "the brute force would be the generic scan, which the index's search never exceeds"};
+  }
+  const cost_table& table = costs_of<ExecutionSpace>();
+  double ratio = index_over_brute(table, double(n), double(m), int(k), 1.0);
+  // The probe only where this machine's rates could turn the choice.
+  char probe[96] = "";
+  if (options.tuning.cost_probe && ratio > 0.25 && ratio < 4.0) {
+    const machine_costs& machine = machine_costs_of<ExecutionSpace>(options.tuning);
+    ratio *= machine.ratio;
+    std::snprintf(probe, sizeof probe, ", times %.2f from this machine's probe of %.2g s", machine.ratio,
+                  machine.seconds);
+  }
+  char text[256];
+  std::snprintf(text, sizeof text, "the index predicted at %.2f times the brute force's time (%s%s)",
+                ratio, table.record, probe);
+  return {ratio <= 1.0 ? method_kind::indexed : method_kind::brute, text};
+}
+
+template <class ExecutionSpace>
+nearest_plan plan_nearest(const nearest_options& options, std::size_t n, std::size_t m, std::size_t k) {
+  constexpr const char* fn = "nearest";
+  const bool tuned_covers = nearest_tuned<ExecutionSpace>::covers(options.metric, int(k));
+  nearest_plan plan{{}, options.implementation == implementation_kind::tuned ||
+                            (options.implementation == implementation_kind::automatic && tuned_covers)};
+  plan.choice = choose_method<ExecutionSpace>(options, n, m, k, plan.brute_tuned);
+  const bool indexed = plan.choice.method == method_kind::indexed;
+  if (indexed && options.implementation == implementation_kind::tuned)
+    throw unsupported(fn, "options.implementation",
+                      "the indexed method has the generic implementation only");
+  if (!indexed && plan.brute_tuned && !nearest_tuned<ExecutionSpace>::available)
+    throw unsupported(fn, "options.implementation",
+                      std::string("this build has no tuned implementation for execution space ") +
+                          ExecutionSpace::name());
+  if (!indexed && plan.brute_tuned && !tuned_covers)
+    throw unsupported(fn, "options.implementation",
+                      std::string("the tuned implementation for ") + ExecutionSpace::name() +
+                          " covers neither the " + to_string(options.metric) + " metric with k = " +
+                          std::to_string(k) + "; use auto or generic");
+  return plan;
 }
 
 // Step 4: the memory plan and the run, in one pass or in chunks.

@@ -7,9 +7,9 @@ and indexed; `./kw bench` runs the sweep; a new machine's record is picked with 
                         [--host perf/results/sweep-host-epyc-2core.json]
 
 A table holds each method's median seconds per call for every swept log2 observations x log2
-references at k = 1, 8 and 32. Cells the sweep left out (the brute force past
---max-brute-pairs) are extrapolated along the observations from the two largest measured,
-as log-log lines; the header says how many.
+references at k = 1, 8 and 32. Cells the sweep left out past its largest measured observations
+(the brute force past --max-brute-pairs, a run cut short) are extrapolated along the
+observations from the two largest measured, as log-log lines; the header says how many.
 """
 import argparse
 import json
@@ -64,14 +64,14 @@ def table(name, path, probe):
                 "{" + ", ".join(f"{cells[(method, k, n, m)]:.4g}" for m in refs) + "}" for n in obs) + "}")
         return "{\n" + ",\n".join(rows) + "}"
 
-    pad = lambda values, size: ", ".join(str(v) for v in values)
+    listed = lambda values: ", ".join(str(v) for v in values)
     rel = os.path.relpath(path, ROOT)
     return (f"// {rel}: {record.get('machine', '?')}, {record['execution_space']}, "
             f"{len(obs)} x {len(refs)} sizes, {filled} cells extrapolated\n"
             f"inline constexpr cost_table {name}{{\n"
             f"    \"{rel}\",\n"
-            f"    {len(obs)}, {{{pad(obs, 8)}}},\n"
-            f"    {len(refs)}, {{{pad(refs, 5)}}},\n"
+            f"    {len(obs)}, {{{listed(obs)}}},\n"
+            f"    {len(refs)}, {{{listed(refs)}}},\n"
             f"    {{{probe[0]}, {probe[1]}}},\n"
             f"    {block('brute')},\n"
             f"    {block('indexed')}}};\n")

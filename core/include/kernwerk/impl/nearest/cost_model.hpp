@@ -56,12 +56,11 @@ inline double log_seconds(const cost_table& table, const double (&cells)[3][8][5
   return low + kp.weight * (high - low);
 }
 
-// How many times the brute force's time the index's is predicted to take on this call; a
-// machine's probe multiplies it by `machine_ratio` (its own index/brute ratio over the table's).
+// How many times the brute force's time the index's is predicted to take on this call.
 inline double index_over_brute(const cost_table& table, double observations, double references,
-                               int k, double machine_ratio) {
-  return machine_ratio * std::exp2(log_seconds(table, table.indexed, observations, references, k) -
-                                   log_seconds(table, table.brute, observations, references, k));
+                               int k) {
+  return std::exp2(log_seconds(table, table.indexed, observations, references, k) -
+                   log_seconds(table, table.brute, observations, references, k));
 }
 
 }  // namespace kernwerk::impl

@@ -218,9 +218,8 @@ void nearest_dispatch(const ExecutionSpace& space, const Observations& observati
 
 // The probe: both methods' calls timed as the tables' were, with k = 1 on the cost table's probe
 // cell (uniform points; the best of three runs after one to warm up), the ratio clamped to
-// [1/8, 8]. The table's shape is
-// the recorded machine's; the probe moves the crossover to this one's (another GPU, more host
-// cores).
+// [1/8, 8]. The table's shape is the recorded machine's; the probe moves the crossover to this
+// one's (another GPU, more host cores).
 template <class ExecutionSpace>
 machine_costs probe_machine_costs(const cost_table& table, const nearest_tuning& tuning) {
   const auto began = std::chrono::steady_clock::now();
@@ -228,11 +227,9 @@ machine_costs probe_machine_costs(const cost_table& table, const nearest_tuning&
   using points = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
   const ExecutionSpace space;
   const std::int64_t n = std::int64_t(1) << table.probe[0], m = std::int64_t(1) << table.probe[1];
-  const points observations(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 2);
-  const points references(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), m, 2);
-  const Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space> indices(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 1);
-  const points distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"), n, 1);
+  const auto room = [] { return Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::probe"); };
+  const points observations(room(), n, 2), references(room(), m, 2), distances(room(), n, 1);
+  const Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space> indices(room(), n, 1);
   using policy = index_policy<ExecutionSpace>;
   Kokkos::parallel_for("kernwerk::nearest::probe_points", policy(space, 0, n), probe_points<points>{observations, 1});
   Kokkos::parallel_for("kernwerk::nearest::probe_points", policy(space, 0, m), probe_points<points>{references, 2});
@@ -253,7 +250,7 @@ machine_costs probe_machine_costs(const cost_table& table, const nearest_tuning&
     return best;
   };
   const double measured = seconds(method_kind::indexed) / seconds(method_kind::brute);
-  const double tabled = index_over_brute(table, double(n), double(m), 1, 1.0);
+  const double tabled = index_over_brute(table, double(n), double(m), 1);
   return {std::clamp(measured / tabled, 0.125, 8.0),
           std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()};
 }
@@ -300,7 +297,7 @@ method_choice choose_method(const nearest_options& options, std::size_t n, std::
     return {method_kind::indexed, "the brute force would be the generic scan, which the index's search never exceeds"};
   }
   const cost_table& table = costs_of<ExecutionSpace>();
-  double ratio = index_over_brute(table, double(n), double(m), int(k), 1.0);
+  double ratio = index_over_brute(table, double(n), double(m), int(k));
   // The probe only where this machine's rates could turn the choice.
   char probe[96] = "";
   if (options.tuning.cost_probe && ratio > 0.25 && ratio < 4.0) {

@@ -17,9 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <type_traits>
 
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
@@ -426,33 +424,14 @@ void query_index(const ExecutionSpace& space, const Observations& observations,
               std::int64_t(observations.extent(0)), index.bvh, output, k, tuning, scratch);
 }
 
-// What the automatic method times the index on: a sample of the observations and room for
-// their results.
-template <class SampleObservations, class SampleOutput>
-struct index_trial {
-  SampleObservations observations;
-  SampleOutput output;
-};
-
-// keep_index of a call without a trial.
-struct keep_every_index {
-  template <class SearchSeconds>
-  bool operator()(double, const SearchSeconds&) const { return true; }
-};
-
-// The one-shot indexed call's own workspace, which it holds while keep_index runs the brute force.
+// The one-shot indexed call's own workspace.
 struct index_purpose;
 
-// The one-shot indexed call: builds the index in the workspace and queries it. With `trial`
-// given, keep_index(build seconds, search_seconds) decides first, where search_seconds(rows)
-// times the search of the trial's first rows, and the call only queries (and returns true)
-// where that says so.
-template <class ExecutionSpace, class Observations, class References, class Output,
-          class Trial = index_trial<Observations, Output>, class KeepIndex = keep_every_index>
-bool nearest_indexed(const ExecutionSpace& space, const Observations& observations,
+// The one-shot indexed call: builds the index in the workspace and queries it.
+template <class ExecutionSpace, class Observations, class References, class Output>
+void nearest_indexed(const ExecutionSpace& space, const Observations& observations,
                      const References& references, const Output& output, int k,
-                     const index_metric& metric, const nearest_tuning& tuning,
-                     const Trial* trial = nullptr, const KeepIndex* keep_index = nullptr) {
+                     const index_metric& metric, const nearest_tuning& tuning) {
   using memory_space = typename ExecutionSpace::memory_space;
   using core_type = index_core<memory_space>;
   const auto m = static_cast<std::int64_t>(references.extent(0));
@@ -465,35 +444,9 @@ bool nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);
   carver build_scratch(temporary, temporary_bytes);
-  if (trial) space.fence();  // the build is timed only for a trial
-  const auto start = std::chrono::steady_clock::now();
   const auto index = build_index(space, references, metric, true, keep, build_scratch);
-  if constexpr (!std::is_same_v<KeepIndex, keep_every_index>) {  // a call with a trial
-    if (trial && keep_index) {
-      space.fence();
-      const double build_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      // The seconds of searching the trial's first `rows` observations.
-      const auto search_seconds = [&](std::int64_t rows) {
-        const auto some = Kokkos::make_pair(std::int64_t(0), rows);
-        using sample_type = std::remove_const_t<decltype(trial->observations)>;
-        using output_type = std::remove_const_t<decltype(trial->output)>;
-        const output_type output_rows{
-            decltype(output_type::indices)(Kokkos::subview(trial->output.indices, some, Kokkos::ALL)),
-            decltype(output_type::distances)(Kokkos::subview(trial->output.distances, some, Kokkos::ALL))};
-        carver trial_scratch(temporary, temporary_bytes);
-        space.fence();
-        const auto begin = std::chrono::steady_clock::now();
-        query_index(space, sample_type(Kokkos::subview(trial->observations, some, Kokkos::ALL)),
-                    index, output_rows, k, tuning, trial_scratch);
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      };
-      if (!(*keep_index)(build_seconds, search_seconds)) return false;
-    }
-  }
   carver query_scratch(temporary, temporary_bytes);
   query_index(space, observations, index, output, k, tuning, query_scratch);
-  return true;
 }
 
 }  // namespace kernwerk::impl

@@ -5,7 +5,8 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--order-per-thread N] [--grid-occupancy F] [--scan-waves W]
+//                          [--order-per-thread N] [--order-min-references M]
+//                          [--grid-occupancy F] [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references), each side a value or values joined by '/'
@@ -22,7 +23,8 @@
 // --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
-// --order-per-thread the observations per thread from which it orders them (nearest_tuning),
+// --order-per-thread the observations per thread from which it orders them, --order-min-references
+// the references from which a host space orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
@@ -114,6 +116,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
+    else if (flag == "--order-min-references") tuning.order_min_references = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);

@@ -35,9 +35,11 @@ struct nearest_tuning {
   bool cost_probe = true;
   /// the indexed method searches the observations in an order that keeps neighbours together
   /// where the execution space runs at least order_min_concurrency threads and there are at
-  /// least order_per_thread observations a thread (0 and 0: always)
+  /// least order_per_thread observations a thread (0 and 0: always), and on host spaces where
+  /// the index holds at least order_min_references references
   std::int64_t order_min_concurrency = 4096;
   std::int64_t order_per_thread = 1;  ///< see order_min_concurrency
+  std::int64_t order_min_references = std::int64_t(1) << 16;  ///< see order_min_concurrency
 };
 
 /// Options of kernwerk::nearest; the defaults search haversine distances in radians.

@@ -199,19 +199,22 @@ namespace bvh_build {
 // The points' sums of (p - p0) and of its products (xx, xy, xz, yy, yz, zz), p0 their first
 // point (so that a tight cluster's spread is not lost to the rounding of its position), their
 // box, and the first row whose coordinates the checks refuse: sum 0-2, moment 3-8, box 9-14
-// (low x, y, z, high x, y, z).
+// (low x, y, z, high x, y, z). Each partial value holds p0 (`origin`), worked out once by
+// clear().
 struct point_moments {
   static constexpr std::int64_t valid = std::numeric_limits<std::int64_t>::max();
   double value[15];
+  double origin[3];
   std::int64_t first_invalid;
-  KOKKOS_INLINE_FUNCTION void clear() {
+  KOKKOS_INLINE_FUNCTION void clear(const double p0[3]) {
     for (int e = 0; e < 9; ++e) value[e] = 0;
     const box3 empty = box3::empty();
     for (int e = 0; e < 6; ++e) value[9 + e] = empty.bound[e];
+    for (int a = 0; a < 3; ++a) origin[a] = p0[a];
     first_invalid = valid;
   }
-  KOKKOS_INLINE_FUNCTION void add(const double p[3], const double p0[3]) {
-    const double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
+  KOKKOS_INLINE_FUNCTION void add(const double p[3]) {
+    const double d[3] = {p[0] - origin[0], p[1] - origin[1], p[2] - origin[2]};
     int e = 3;
     for (int a = 0; a < 3; ++a) {
       value[a] += d[a];
@@ -407,12 +410,14 @@ struct prepare_points {
     if (check && invalid_point(source.points, j, limits) && j < moments.first_invalid)
       moments.first_invalid = j;
     source.write(j, prepared);
-    double p0[3];
-    source.position(0, p0);
     const double p[3] = {prepared(j, column_x), prepared(j, column_y), prepared(j, column_z)};
-    moments.add(p, p0);
+    moments.add(p);
   }
-  KOKKOS_FUNCTION void init(value_type& moments) const { moments.clear(); }
+  KOKKOS_FUNCTION void init(value_type& moments) const {
+    double p0[3] = {0, 0, 0};
+    if (m > 0) source.position(0, p0);
+    moments.clear(p0);
+  }
   KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
     value_type::merge(into, from);
   }

@@ -5,7 +5,9 @@
 // The generic implementation is a stable least-significant-digit radix sort, 8 bits a pass,
 // portable to every Kokkos backend: the keys are cut into tiles, one thread counts the digits
 // of its tile, a scan over (digit, tile) gives every tile its place, and the same thread
-// scatters its tile in order. A backend folder may specialise sort_pairs_tuned with its vendor
+// scatters its tile in order. On host spaces each tile's counters lie together, so that threads
+// do not share cache lines as they count and scatter; on devices each digit's, so that a warp's
+// threads touch adjacent counters. The scan reads them in (digit, tile) order either way. A backend folder may specialise sort_pairs_tuned with its vendor
 // sort (CUDA: CUB); both give the same order, since equal keys keep their input order.
 #include <Kokkos_Core.hpp>
 
@@ -32,26 +34,41 @@ inline std::int64_t tile_size(std::int64_t n, std::int64_t concurrency) {
   return std::max<std::int64_t>(64, (n + 4 * concurrency - 1) / (4 * concurrency));
 }
 
-template <class Counts>
-struct count_digits {
-  const std::uint64_t* keys;
-  Counts counts;
-  std::int64_t n, tile, tiles;
-  int shift;
-  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t end = (t + 1) * tile < n ? (t + 1) * tile : n;
-    for (std::int64_t i = t * tile; i < end; ++i)
-      ++counts(std::int64_t((keys[i] >> shift) & (digit_count - 1)) * tiles + t);
+// Where the counter of a digit in a tile lies.
+struct counter_layout {
+  std::int64_t tile_stride, digit_stride;
+  KOKKOS_INLINE_FUNCTION std::int64_t at(std::int64_t t, std::int64_t digit) const {
+    return t * tile_stride + digit * digit_stride;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t of(std::int64_t t, std::uint64_t key, int shift) const {
+    return at(t, std::int64_t((key >> shift) & (digit_count - 1)));
   }
 };
 
 template <class Counts>
+struct count_digits {
+  const std::uint64_t* keys;
+  Counts counts;
+  counter_layout layout;
+  std::int64_t n, tile;
+  int shift;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t end = (t + 1) * tile < n ? (t + 1) * tile : n;
+    for (std::int64_t i = t * tile; i < end; ++i) ++counts(layout.of(t, keys[i], shift));
+  }
+};
+
+// Element e of the scan is digit e / tiles of tile e % tiles.
+template <class Counts>
 struct exclusive_scan {
   Counts counts;
+  counter_layout layout;
+  std::int64_t tiles;
   KOKKOS_FUNCTION void operator()(const std::int64_t e, std::int64_t& partial,
                                   const bool final) const {
-    const int count = counts(e);
-    if (final) counts(e) = static_cast<int>(partial);
+    const std::int64_t at = layout.at(e % tiles, e / tiles);
+    const int count = counts(at);
+    if (final) counts(at) = static_cast<int>(partial);
     partial += count;
   }
 };
@@ -63,13 +80,14 @@ struct scatter_digits {
   std::uint64_t* keys_out;
   Value* values_out;
   Counts cursors;
-  std::int64_t n, tile, tiles;
+  counter_layout layout;
+  std::int64_t n, tile;
   int shift;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t end = (t + 1) * tile < n ? (t + 1) * tile : n;
     for (std::int64_t i = t * tile; i < end; ++i) {
       const std::uint64_t key = keys_in[i];
-      const int to = cursors(std::int64_t((key >> shift) & (digit_count - 1)) * tiles + t)++;
+      const int to = cursors(layout.of(t, key, shift))++;
       keys_out[to] = key;
       values_out[to] = values_in[i];
     }
@@ -110,6 +128,10 @@ void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value*
   Value* other_values = buffers.template take<Value>(n);
   const counts_view counts(buffers.template take<int>(radix::digit_count * tiles),
                            radix::digit_count * tiles);
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
+  const radix::counter_layout layout =
+      host ? radix::counter_layout{radix::digit_count, 1} : radix::counter_layout{1, tiles};
   // An even number of passes leaves the result where it started.
   const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
   std::uint64_t *from_keys = keys, *to_keys = other_keys;
@@ -118,12 +140,12 @@ void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value*
     const int shift = pass * radix::digit_bits;
     Kokkos::deep_copy(space, counts, 0);
     Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles),
-                         radix::count_digits<counts_view>{from_keys, counts, n, tile, tiles, shift});
+                         radix::count_digits<counts_view>{from_keys, counts, layout, n, tile, shift});
     Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)),
-                          radix::exclusive_scan<counts_view>{counts});
+                          radix::exclusive_scan<counts_view>{counts, layout, tiles});
     Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles),
                          radix::scatter_digits<Value, counts_view>{from_keys, from_values, to_keys, to_values,
-                                                      counts, n, tile, tiles, shift});
+                                                      counts, layout, n, tile, shift});
     std::swap(from_keys, to_keys);
     std::swap(from_values, to_values);
   }

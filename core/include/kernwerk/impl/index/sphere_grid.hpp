@@ -90,14 +90,15 @@ struct sphere_grid {
   KOKKOS_INLINE_FUNCTION double lower(int i) const { return -1.0 + i * side - grid_slack; }
   KOKKOS_INLINE_FUNCTION double upper(int i) const { return -1.0 + (i + 1) * side + grid_slack; }
 
-  // Squared distance from (x, y, z) to the box of cell (ix, iy, iz), widened by the slack.
-  KOKKOS_INLINE_FUNCTION double box_distance(double x, double y, double z, int ix, int iy,
-                                             int iz) const {
-    auto axis = [&](double v, int i) {
-      const double below = lower(i) - v, above = v - upper(i);
+  // Squared distance from (x, y, z) to the box of cells ix0..ix1 of row (iy, iz), widened by
+  // the slack.
+  KOKKOS_INLINE_FUNCTION double box_distance(double x, double y, double z, int ix0, int ix1,
+                                             int iy, int iz) const {
+    auto axis = [&](double v, int low, int high) {
+      const double below = lower(low) - v, above = v - upper(high);
       return below > 0 ? below : (above > 0 ? above : 0.0);
     };
-    const double dx = axis(x, ix), dy = axis(y, iy), dz = axis(z, iz);
+    const double dx = axis(x, ix0, ix1), dy = axis(y, iy, iy), dz = axis(z, iz, iz);
     return dx * dx + dy * dy + dz * dz;
   }
   // Distance from (x, y, z) in cell c to the nearest cell outside the block of shells

@@ -72,12 +72,17 @@ struct euclidean_bvh_metric {
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 
-// Observations in an order that keeps neighbours together, so that the threads of a warp take
-// the same paths, pays where a GPU runs at least one observation per thread; below that, and
-// on host spaces, the input order is kept (nearest_tuning's order_*;
-// perf/results/layouts-cuda-h200.json; commit 906c36b).
-inline bool order_pays(const nearest_tuning& tuning, std::int64_t observations,
-                       std::int64_t concurrency) {
+// Observations in an order that keeps neighbours together pay where a GPU runs at least one
+// observation per thread (the threads of a warp then take the same paths), and on host spaces
+// where the index outgrows the caches (its points then come from the caches, not from memory);
+// elsewhere the input order is kept (nearest_tuning's order_*; perf/results/layouts-cuda-h200.json,
+// commit 906c36b; perf/results/issue46-host-order-epyc-2core.json).
+template <class MemorySpace>
+bool order_pays(const nearest_tuning& tuning, std::int64_t observations, std::int64_t references,
+                std::int64_t concurrency) {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible &&
+      references >= tuning.order_min_references)
+    return true;
   return concurrency >= tuning.order_min_concurrency &&
          observations >= tuning.order_per_thread * concurrency;
 }
@@ -87,14 +92,18 @@ inline bool order_pays(const nearest_tuning& tuning, std::int64_t observations,
 // elsewhere, and where the observations gather in a few of the grid's cells, 2^6 an axis of a
 // frame around the observations' own box (a frame around the references would clamp far
 // observations onto its faces, where one cell then holds searches from every direction, all
-// adding to one counter: commit 194fbcf).
-inline int observation_cell_bits(std::int64_t references) {
+// adding to one counter: commit 194fbcf). A host space needs only the caches' locality, and
+// 2^5 an axis keeps its counters few (finer cells cost more than they gave: the same record).
+template <class MemorySpace>
+int observation_cell_bits(std::int64_t references) {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) return 5;
   int bits = 6;
   while (bits < 7 && (1 << bits) < grid_cells_per_axis(references)) ++bits;
   return bits;
 }
-inline std::int64_t observation_cells(std::int64_t references) {
-  return std::int64_t(1) << (3 * observation_cell_bits(references));
+template <class MemorySpace>
+std::int64_t observation_cells(std::int64_t references) {
+  return std::int64_t(1) << (3 * observation_cell_bits<MemorySpace>(references));
 }
 
 // Counters that many threads add to, of the 64-bit type whose atomic add the Kokkos in use
@@ -190,16 +199,18 @@ struct bvh_query {
     }
   }
 
-  // Cell (ix, iy, iz) of the grid.
-  KOKKOS_INLINE_FUNCTION void visit_cell(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                         int ix, int iy, int iz, neighbour_list<Capacity>& list) const {
+  // Cells ix0..ix1 of row (iy, iz) of the grid (clamped to it): their points lie in one run of
+  // sorted rows, scanned at once, which on the host costs less than a box test a cell.
+  KOKKOS_INLINE_FUNCTION void visit_cells(const sphere_point& o, const key_evaluator<Metric>& keys,
+                                          int ix0, int ix1, int iy, int iz,
+                                          neighbour_list<Capacity>& list) const {
     const auto& grid = bvh.grid;
-    if (ix < 0 || iy < 0 || iz < 0 || ix >= grid.cells || iy >= grid.cells || iz >= grid.cells)
-      return;
-    if (!list.admits(grid.box_distance(o.x, o.y, o.z, ix, iy, iz))) return;
-    const int c = grid.cell(ix, iy, iz);
-    const int end = grid.start(c + 1);
-    for (int row = grid.start(c); row < end; ++row) {
+    if (iy < 0 || iz < 0 || iy >= grid.cells || iz >= grid.cells) return;
+    ix0 = ix0 > 0 ? ix0 : 0;
+    ix1 = ix1 < grid.cells - 1 ? ix1 : grid.cells - 1;
+    if (ix0 > ix1 || !list.admits(grid.box_distance(o.x, o.y, o.z, ix0, ix1, iy, iz))) return;
+    const int end = grid.start(grid.cell(ix1, iy, iz) + 1);
+    for (int row = grid.start(grid.cell(ix0, iy, iz)); row < end; ++row) {
       const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
                    dz = o.z - grid.sorted(row, 2);
       const double chord = dx * dx + dy * dy + dz * dz;
@@ -207,12 +218,13 @@ struct bvh_query {
     }
   }
 
-  // The grid's stage: the own cell and the shells around it, as far as grid.shells. Returns
-  // whether that settled the search (every cell beyond is farther than the k-th neighbour).
+  // The grid's stage: the own cell and the shells around it, as far as grid.shells, a row of
+  // cells at a time. Returns whether that settled the search (every cell beyond is farther
+  // than the k-th neighbour).
   KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,
                                           const int c[3], neighbour_list<Capacity>& list) const {
     const auto& grid = bvh.grid;
-    visit_cell(o, keys, c[0], c[1], c[2], list);
+    visit_cells(o, keys, c[0], c[0], c[1], c[2], list);
     for (int shell = 1;; ++shell) {
       const double reach = grid.reach_beyond(o.x, o.y, o.z, c, shell);
       if (reach < 0 || !list.admits(reach * reach)) return true;
@@ -221,9 +233,12 @@ struct bvh_query {
         for (int iy = c[1] - shell; iy <= c[1] + shell; ++iy) {
           const bool inner = iz - c[2] < shell && c[2] - iz < shell && iy - c[1] < shell &&
                              c[1] - iy < shell;
-          const int step = inner ? 2 * shell : 1;  // inside the block only the two x faces
-          for (int ix = c[0] - shell; ix <= c[0] + shell; ix += step)
-            visit_cell(o, keys, ix, iy, iz, list);
+          if (inner) {  // inside the block only the two x faces
+            visit_cells(o, keys, c[0] - shell, c[0] - shell, iy, iz, list);
+            visit_cells(o, keys, c[0] + shell, c[0] + shell, iy, iz, list);
+          } else {
+            visit_cells(o, keys, c[0] - shell, c[0] + shell, iy, iz, list);
+          }
         }
       }
     }
@@ -327,9 +342,9 @@ std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t refe
                                     std::int64_t concurrency, const nearest_tuning& tuning) {
   using carve = workspace<MemorySpace>;
   const std::size_t ordering =
-      order_pays(tuning, observations, concurrency)
+      order_pays<MemorySpace>(tuning, observations, references, concurrency)
           ? carve::template bytes_for<int>(observations) +
-                2 * carve::template bytes_for<atomic_count>(observation_cells(references) + 1)
+                2 * carve::template bytes_for<atomic_count>(observation_cells<MemorySpace>(references) + 1)
           : 0;
   return 2 * carve::template bytes_for<std::int64_t>(observations) +
          carve::template bytes_for<atomic_count>(1) + ordering;
@@ -344,11 +359,11 @@ void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n
   using metric_type = Metric;
 
   const array order(scratch.template take<std::int64_t>(n), n);
-  if (order_pays(tuning, n, space.concurrency())) {
+  if (order_pays<memory_space>(tuning, n, bvh.size, space.concurrency())) {
     using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
     using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
-    const int bits = observation_cell_bits(bvh.size);
-    const std::int64_t cells = observation_cells(bvh.size);
+    const int bits = observation_cell_bits<memory_space>(bvh.size);
+    const std::int64_t cells = observation_cells<memory_space>(bvh.size);
     box3 bounds;
     const std::int64_t samples = std::min(n, observation_bounds_sample);
     Kokkos::parallel_reduce("kernwerk::nearest::observation_bounds", policy(space, 0, samples),

@@ -15,4 +15,10 @@ using index_policy = decltype(Kokkos::Experimental::require(
     Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(),
     Kokkos::Experimental::WorkItemProperty::HintLightWeight));
 
+// Whether a memory space is the host's (or reached from it): host spaces get their own layouts
+// and rules where caches, not warps, decide the speed.
+template <class MemorySpace>
+inline constexpr bool host_memory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
 }  // namespace kernwerk::impl

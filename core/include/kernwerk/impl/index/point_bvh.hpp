@@ -188,9 +188,7 @@ struct bvh_policy {
   template <class ExecutionSpace>
   static int leaf_size_for() {
     if (leaf_size > 0) return leaf_size;
-    constexpr bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
-    return host ? 32 : 8;
+    return host_memory<typename ExecutionSpace::memory_space> ? 32 : 8;
   }
 };
 

@@ -7,8 +7,9 @@
 // of its tile, a scan over (digit, tile) gives every tile its place, and the same thread
 // scatters its tile in order. On host spaces each tile's counters lie together, so that threads
 // do not share cache lines as they count and scatter; on devices each digit's, so that a warp's
-// threads touch adjacent counters. The scan reads them in (digit, tile) order either way. A backend folder may specialise sort_pairs_tuned with its vendor
-// sort (CUDA: CUB); both give the same order, since equal keys keep their input order.
+// threads touch adjacent counters. The scan reads them in (digit, tile) order either way.
+// A backend folder may specialise sort_pairs_tuned with its vendor sort (CUDA: CUB); both give
+// the same order, since equal keys keep their input order.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -128,10 +129,8 @@ void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value*
   Value* other_values = buffers.template take<Value>(n);
   const counts_view counts(buffers.template take<int>(radix::digit_count * tiles),
                            radix::digit_count * tiles);
-  constexpr bool host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible;
   const radix::counter_layout layout =
-      host ? radix::counter_layout{radix::digit_count, 1} : radix::counter_layout{1, tiles};
+      host_memory<typename ExecutionSpace::memory_space> ? radix::counter_layout{radix::digit_count, 1} : radix::counter_layout{1, tiles};
   // An even number of passes leaves the result where it started.
   const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
   std::uint64_t *from_keys = keys, *to_keys = other_keys;

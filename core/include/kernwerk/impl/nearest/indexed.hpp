@@ -80,9 +80,7 @@ struct euclidean_bvh_metric {
 template <class MemorySpace>
 bool order_pays(const nearest_tuning& tuning, std::int64_t observations, std::int64_t references,
                 std::int64_t concurrency) {
-  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible &&
-      references >= tuning.order_min_references)
-    return true;
+  if (host_memory<MemorySpace> && references >= tuning.order_min_references) return true;
   return concurrency >= tuning.order_min_concurrency &&
          observations >= tuning.order_per_thread * concurrency;
 }
@@ -96,7 +94,7 @@ bool order_pays(const nearest_tuning& tuning, std::int64_t observations, std::in
 // 2^5 an axis keeps its counters few (finer cells cost more than they gave: the same record).
 template <class MemorySpace>
 int observation_cell_bits(std::int64_t references) {
-  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) return 5;
+  if (host_memory<MemorySpace>) return 5;
   int bits = 6;
   while (bits < 7 && (1 << bits) < grid_cells_per_axis(references)) ++bits;
   return bits;

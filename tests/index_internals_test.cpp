@@ -2,7 +2,8 @@
 // interleave; the pair sort that orders the points by code, generic and vendor (CUB on CUDA),
 // against std::stable_sort; and the built tree's invariants (its rows a permutation of the
 // points, codes ascending along the rows, each leaf's box the box of its points, each parent's
-// the union of its children's), on every enabled space.
+// the union of its children's), on every enabled space; and the build's launches (Kokkos', or
+// the backend's plain ones) against a loop on the host.
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
@@ -17,6 +18,7 @@
 #include "execution_spaces.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/sort_pairs.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace {
@@ -118,6 +120,91 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic and vendor, i
   }
 }
 TEST_CASE_TEMPLATE_APPLY(pair_sort, kernwerk::test::enabled_spaces);
+
+namespace {
+
+// A value of launch_reduce with every part of a reduction: a sum, a minimum with its index
+// (the smallest index on ties), a count, and final() on top.
+struct launch_totals {
+  std::int64_t sum, low, low_at, count, finished;
+};
+template <class Out>
+struct launch_sample {
+  using value_type = launch_totals;
+  Out out;
+  KOKKOS_INLINE_FUNCTION static std::int64_t value(std::int64_t i) { return (i * 7919) % 1009; }
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const { out(i) = 2 * i + 1; }
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, value_type& t) const {
+    t.sum += value(i);
+    if (value(i) < t.low || (value(i) == t.low && i < t.low_at)) {
+      t.low = value(i);
+      t.low_at = i;
+    }
+    ++t.count;
+  }
+  KOKKOS_FUNCTION void init(value_type& t) const { t = {0, 1 << 20, -1, 0, 0}; }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const {
+    into.sum += from.sum;
+    into.count += from.count;
+    if (from.low < into.low || (from.low == into.low && from.low_at < into.low_at)) {
+      into.low = from.low;
+      into.low_at = from.low_at;
+    }
+  }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    into.sum += from.sum;
+    into.count += from.count;
+    if (from.low < into.low || (from.low == into.low && from.low_at < into.low_at)) {
+      into.low = from.low;
+      into.low_at = from.low_at;
+    }
+  }
+#endif
+  KOKKOS_FUNCTION void final(value_type& t) const { t.finished = 2 * t.count + 1; }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("index internals: the build's launches against a loop on the host",
+                          Space, launches) {
+  using memory = typename Space::memory_space;
+  const Space space;
+  // nothing, one, a block and its edges, more blocks than the reduction keeps values for
+  for (const std::int64_t n : {0, 1, 127, 128, 129, 256, 257, 100003, 1 << 20}) {
+    CAPTURE(n);
+    Kokkos::View<std::int64_t*, memory> out("out", n);
+    const launch_sample<decltype(out)> sample{out};
+    kernwerk::impl::launch_for("test::launch_for", space, n, sample);
+    Kokkos::View<launch_totals, memory> totals("totals");
+    Kokkos::View<char*, memory> scratch(
+        "scratch", kernwerk::impl::launch_reduce_bytes<Space, launch_totals>() + 1);
+    kernwerk::impl::launch_reduce("test::launch_reduce", space, n, sample, totals.data(),
+                                  scratch.data());
+    space.fence();
+    launch_totals expected{0, 1 << 20, -1, 0, 0};
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t v = decltype(sample)::value(i);
+      expected.sum += v;
+      if (v < expected.low) {
+        expected.low = v;
+        expected.low_at = i;
+      }
+      ++expected.count;
+    }
+    const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals)();
+    CHECK(got.sum == expected.sum);
+    CHECK(got.low == expected.low);
+    CHECK(got.low_at == expected.low_at);
+    CHECK(got.count == n);
+    CHECK(got.finished == 2 * n + 1);
+    const auto written = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < n; ++i) wrong += written(i) != 2 * i + 1;
+    CHECK(wrong == 0);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(launches, kernwerk::test::enabled_spaces);
 
 namespace {
 

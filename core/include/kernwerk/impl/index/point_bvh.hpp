@@ -241,6 +241,14 @@ struct parameters {
   morton_frame frame;     // of the codes: the cube around bounds
   grid_build::cell_statistics cells;  // of the sphere's grid
 };
+
+// The scratch of the build's two reductions (one after the other, in the same bytes).
+template <class ExecutionSpace>
+std::size_t reduce_bytes() {
+  const std::size_t moments = launch_reduce_bytes<ExecutionSpace, point_moments>();
+  const std::size_t box = launch_reduce_bytes<ExecutionSpace, box3>();
+  return moments > box ? moments : box;
+}
 }  // namespace bvh_build
 
 template <class MemorySpace>
@@ -290,6 +298,7 @@ struct point_bvh {
                                  bool with_grid = true) {
     using carve = workspace<MemorySpace>;
     return carve::template bytes_for<bvh_build::parameters>(1) +  // what the device works out
+           carve::template bytes_for<char>(bvh_build::reduce_bytes<ExecutionSpace>()) +
            sphere_points_bytes<MemorySpace>(references) +
            carve::template bytes_for<std::uint64_t>(references) +
            carve::template bytes_for<int>(references) +
@@ -553,7 +562,6 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
     std::int64_t* first_invalid = nullptr) {
   using memory_space = typename ExecutionSpace::memory_space;
   using bvh_type = point_bvh<memory_space>;
-  using policy = index_policy<ExecutionSpace>;
   using found_view = bvh_build::parameters_view<memory_space>;
   bvh_type bvh;
   bvh.size = m;
@@ -580,27 +588,28 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   const double min_occupancy = grid_policy::min_occupancy;
   const int max_per_cell = grid_policy::max_per_cell;
 
+  void* reduction_scratch = scratch.template take<char>(bvh_build::reduce_bytes<ExecutionSpace>());
+
   using counters = typename bvh_type::template array<int*>;
-  Kokkos::parallel_reduce(
-      "kernwerk::index::prepare", policy(space, 0, m),
-      bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
-          source, prepared, {arrivals, grid.grid.start}, found, m, rotate, limits != nullptr,
-          limits ? *limits : coordinate_limits{}},
-      Kokkos::View<bvh_build::point_moments, memory_space, Kokkos::MemoryUnmanaged>(&found.data()->moments));
+  launch_reduce("kernwerk::index::prepare", space, m,
+                bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
+                    source, prepared, {arrivals, grid.grid.start}, found, m, rotate, limits != nullptr,
+                    limits ? *limits : coordinate_limits{}},
+                &found.data()->moments, reduction_scratch);
   if (rotate)
-    Kokkos::parallel_reduce("kernwerk::index::rotate", policy(space, 0, m),
-                            bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
-                            Kokkos::View<box3, memory_space, Kokkos::MemoryUnmanaged>(&found.data()->bounds));
-  Kokkos::parallel_for("kernwerk::index::codes", policy(space, 0, m),
-                       bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
-                           prepared, codes, rows, found, grid, with_grid, max_per_cell});
+    launch_reduce("kernwerk::index::rotate", space, m,
+                  bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
+                  &found.data()->bounds, reduction_scratch);
+  launch_for("kernwerk::index::codes", space, m,
+             bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
+                 prepared, codes, rows, found, grid, with_grid, max_per_cell});
   sort_pairs(space, codes.data(), rows.data(), m, 3 * bvh_build::code_bits, scratch);
   if (with_grid) grid.starts(space, &found.data()->cells);
-  Kokkos::parallel_for("kernwerk::index::gather", policy(space, 0, m),
-                       bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
-                           prepared, bvh, rows, found, grid, with_grid, min_occupancy});
-  Kokkos::parallel_for("kernwerk::index::boxes", policy(space, 0, bvh.first_leaf),
-                       bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
+  launch_for("kernwerk::index::gather", space, m,
+             bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
+                 prepared, bvh, rows, found, grid, with_grid, min_occupancy});
+  launch_for("kernwerk::index::boxes", space, bvh.first_leaf,
+             bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
   bvh_build::parameters result;
   Kokkos::deep_copy(space, Kokkos::View<bvh_build::parameters, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&result),
                     found);

@@ -33,13 +33,36 @@ struct launch_tuned {
   static constexpr bool available = false;
 };
 
+// Names a plain launch to a loaded Kokkos Tools library, as Kokkos' own launches are named.
+class launch_label {
+ public:
+  launch_label(const char* label, bool reduce) : reduce_(reduce) {
+    if (!Kokkos::Tools::profileLibraryLoaded()) return;
+    active_ = true;
+    if (reduce) Kokkos::Tools::beginParallelReduce(label, 0, &id_);
+    else Kokkos::Tools::beginParallelFor(label, 0, &id_);
+  }
+  ~launch_label() {
+    if (!active_) return;
+    if (reduce_) Kokkos::Tools::endParallelReduce(id_);
+    else Kokkos::Tools::endParallelFor(id_);
+  }
+  launch_label(const launch_label&) = delete;
+  launch_label& operator=(const launch_label&) = delete;
+
+ private:
+  bool reduce_, active_ = false;
+  std::uint64_t id_ = 0;
+};
+
 // f(i) for i in [0, n) on `space`, asynchronously.
 template <class ExecutionSpace, class Functor>
 void launch_for(const char* label, const ExecutionSpace& space, std::int64_t n, const Functor& f) {
   if (n <= 0) return;
-  if constexpr (launch_tuned<ExecutionSpace>::available)
+  if constexpr (launch_tuned<ExecutionSpace>::available) {
+    const launch_label named(label, false);
     launch_tuned<ExecutionSpace>::run_for(space, n, f);
-  else
+  } else
     Kokkos::parallel_for(label, index_policy<ExecutionSpace>(space, 0, n), f);
 }
 
@@ -58,9 +81,10 @@ std::size_t launch_reduce_bytes() {
 template <class ExecutionSpace, class Functor>
 void launch_reduce(const char* label, const ExecutionSpace& space, std::int64_t n,
                    const Functor& f, typename Functor::value_type* result, void* scratch) {
-  if constexpr (launch_tuned<ExecutionSpace>::available)
+  if constexpr (launch_tuned<ExecutionSpace>::available) {
+    const launch_label named(label, true);
     launch_tuned<ExecutionSpace>::run_reduce(space, n, f, result, scratch);
-  else
+  } else
     Kokkos::parallel_reduce(
         label, index_policy<ExecutionSpace>(space, 0, n), f,
         Kokkos::View<typename Functor::value_type, typename ExecutionSpace::memory_space,

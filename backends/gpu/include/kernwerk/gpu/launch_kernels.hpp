@@ -37,8 +37,11 @@ __device__ void join_block(const Functor& f, typename Functor::value_type& value
   using value_type = typename Functor::value_type;
   static_assert(std::is_trivially_copyable_v<value_type>, "a reduction value is copied bytewise");
   static_assert(sizeof(value_type) * reduce_launch_block <= 32768, "a block's values in shared memory");
-  __shared__ alignas(value_type) unsigned char bytes[sizeof(value_type) * reduce_launch_block];
-  value_type* values = reinterpret_cast<value_type*>(bytes);
+  struct alignas(value_type) slot {  // raw bytes: a value type may have constructors
+    unsigned char bytes[sizeof(value_type)];
+  };
+  __shared__ slot slots[reduce_launch_block];
+  value_type* values = reinterpret_cast<value_type*>(slots);
   values[threadIdx.x] = value;
   __syncthreads();
   for (int half = reduce_launch_block / 2; half > 0; half /= 2) {

@@ -1,9 +1,9 @@
 // The index's internals apart from the public queries: Morton codes against a bit-by-bit
-// interleave; the pair sort that orders the points by code, generic and vendor (CUB on CUDA),
-// against std::stable_sort; and the built tree's invariants (its rows a permutation of the
-// points, codes ascending along the rows, each leaf's box the box of its points, each parent's
-// the union of its children's), on every enabled space; and the build's launches (Kokkos', or
-// the backend's plain ones) against a loop on the host.
+// interleave; the pair sort that orders the points by code, generic and CUDA's (CUB's, and
+// tiles merged), against std::stable_sort; and the built tree's invariants (its rows a
+// permutation of the points, codes ascending along the rows, each leaf's box the box of its
+// points, each parent's the union of its children's), on every enabled space; and the build's
+// launches (Kokkos', or the backend's plain ones) against a loop on the host.
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
@@ -103,7 +103,10 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic and vendor, i
   const sort_case cases[] = {{0, 63, 1},      {1, 63, 1},      {2, 63, 2},     {63, 63, 5},
                              {64, 63, 64},    {65, 63, 3},     {1000, 63, 1},  {4097, 63, 4097},
                              {100003, 63, 97}, {100003, 63, 100003}, {250000, 20, 1000},
-                             {70001, 12, 4096}, {30000, 64, 30000}};
+                             {70001, 12, 4096}, {30000, 64, 30000},
+                             // CUDA's tiles of 2048 and their merges up to 2^16: a tile and one
+                             // more, many equal keys across tiles, the largest, 64-bit keys
+                             {2049, 63, 3},    {50000, 63, 7},  {65536, 63, 65536}, {6000, 64, 2}};
   unsigned seed = 11;
   for (const auto& c : cases) {
     CAPTURE(c.n);

@@ -24,6 +24,7 @@ template <class ExecutionSpace> struct diffuse_tuned;
 template <class ExecutionSpace> struct integrate_tuned;
 template <class ExecutionSpace, class X> struct sum_tuned;
 template <class ExecutionSpace> struct transform_tuned;
+template <class ExecutionSpace> struct launch_tuned;
 template <class ExecutionSpace, class A, class B, class C> struct gemm_tuned;
 template <class ExecutionSpace, class A, class B, class C> struct gemm_vendor;
 template <class ExecutionSpace> struct matmul_colsum_tuned;
@@ -67,7 +68,8 @@ template <class Space>
 using output = Kokkos::View<double**, Kokkos::LayoutLeft, typename Space::memory_space>;
 
 // What the build's options select for Space: its backend's nearest scan, vendor sort, staging
-// (page-locked copies), GPU kernels (diffuse, integrate, sum, transform, gemm, matmul_colsum)
+// (page-locked copies), GPU kernels (diffuse, integrate, sum, transform, gemm, matmul_colsum,
+// the plain launches)
 // and vendor gemm, QR and FFT.
 template <class Space, bool nearest, bool sort, bool staging, bool kernels, bool gemm, bool qr,
           bool fft>
@@ -81,6 +83,7 @@ struct check {
   static_assert(selects<kernwerk::impl::integrate_tuned<Space>>(kernels), "integrate_tuned");
   static_assert(selects<kernwerk::impl::sum_tuned<Space, vector<Space>>>(kernels), "sum_tuned");
   static_assert(selects<kernwerk::impl::transform_tuned<Space>>(kernels), "transform_tuned");
+  static_assert(selects<kernwerk::impl::launch_tuned<Space>>(kernels), "launch_tuned");
   static_assert(selects<kernwerk::impl::gemm_tuned<Space, input<Space>, input<Space>, output<Space>>>(kernels),
                 "gemm_tuned");
   static_assert(selects<kernwerk::impl::matmul_colsum_tuned<Space>>(kernels), "matmul_colsum_tuned");

@@ -503,6 +503,36 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
   CHECK(result.err.find("value 1 (row 0, column 1) is not finite") != std::string::npos);
 }
 
+// A command with several outputs writes all of them or none: here the last one cannot be
+// written (a folder where a file goes, a folder that does not exist), and the ones before it
+// must not be left behind, nor temporaries.
+TEST_CASE("cli: a failed output leaves none of a command's other outputs") {
+  const scratch folder;
+  const auto grid = folder.write_binary<float>("grid.f32", std::vector<double>(12, 1.0));
+  REQUIRE(std::system(("mkdir -p '" + folder.path("y.png") + "' '" + folder.path("z-laplacian.png") + "'").c_str()) == 0);
+  for (const std::string out : {"y", "z"}) {
+    CAPTURE(out);
+    const std::string laplacian = out == "z" ? " --laplacian" : "";
+    const auto result = folder.run("diffuse --in " + grid + " --rows 3 --columns 4 --steps 1" + laplacian +
+                                   " --out " + folder.path(out));
+    CHECK(result.status == 1);
+    CHECK(result.err.find(folder.path(out + (out == "z" ? "-laplacian.png" : ".png")) + ": is a folder") !=
+          std::string::npos);
+    CHECK(!exists(folder.path(out + ".f32")));
+    CHECK(!exists(folder.path(out + "-laplacian.f32")));
+    if (out == "z") CHECK(!exists(folder.path("z.png")));
+  }
+  std::vector<double> a(12);
+  for (std::size_t k = 0; k < a.size(); ++k) a[k] = double(k * k % 7) + 0.5;
+  const auto matrix = folder.write_binary<double>("a.f64", a);
+  const auto result = folder.run("qr --in " + matrix + " --shape 4x3 --q " + folder.path("q.npy") + " --r " +
+                                 folder.path("nodir/r.npy"));
+  CHECK(result.status == 1);
+  CHECK(result.err.find("nodir/r.npy") != std::string::npos);
+  CHECK(!exists(folder.path("q.npy")));
+  CHECK(std::system(("ls -a '" + folder.dir + "' | grep -q partial").c_str()) != 0);
+}
+
 namespace {
 
 // Doubles from a raw file of T (float or double) values, or interleaved complex parts.

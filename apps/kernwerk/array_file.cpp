@@ -127,7 +127,7 @@ dense_array read_array(const std::string& path, const std::string& option,
   return a;
 }
 
-void write_array(const std::string& path, const std::string& option, const dense_array& array) {
+void write_array(output_set& outputs, const std::string& path, const std::string& option, const dense_array& array) {
   bool raw = false;
   for (const auto& t : raw_types)
     if (ends_with(path, t.suffix)) {
@@ -136,7 +136,7 @@ void write_array(const std::string& path, const std::string& option, const dense
                                " file does not hold (name it .npy, or by its type)");
       raw = true;
     }
-  write_output(path, [&](std::FILE* out) {
+  outputs.write(path, [&](std::FILE* out) {
     if (!raw) {
       const std::string header = npy_header_bytes(npy_descr(array), array.shape);
       write_bytes(out, header.data(), header.size(), path);

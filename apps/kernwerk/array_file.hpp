@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "output_file.hpp"
+
 namespace kernwerk::cli {
 
 struct dense_array {
@@ -33,7 +35,8 @@ std::vector<std::size_t> parse_shape(const std::string& text, const std::string&
 dense_array read_array(const std::string& path, const std::string& option,
                        const std::vector<std::size_t>& shape);
 
-// Writes the array to `path`: raw when the name ends in its type's suffix, otherwise .npy.
-void write_array(const std::string& path, const std::string& option, const dense_array& array);
+// Writes the array to `path` in `outputs`: raw when the name ends in its type's suffix,
+// otherwise .npy.
+void write_array(output_set& outputs, const std::string& path, const std::string& option, const dense_array& array);
 
 }  // namespace kernwerk::cli

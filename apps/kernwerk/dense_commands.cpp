@@ -97,8 +97,10 @@ int run_qr(const arguments& args) {
     space_name = Space::name();
     seconds = a.single ? qr_on<float>(space, a, q, r, options) : qr_on<double>(space, a, q, r, options);
   });
-  write_array(q_path, "--q", q);
-  write_array(r_path, "--r", r);
+  output_set outputs;  // both or neither
+  write_array(outputs, q_path, "--q", q);
+  write_array(outputs, r_path, "--r", r);
+  outputs.commit();
   std::fprintf(stderr, "kernwerk qr: %zu x %zu %s (%s, %s) on %s in %.4f s\n", m, n, a.type_name().c_str(),
                to_string(options.mode), to_string(options.implementation), space_name, seconds);
   return 0;
@@ -197,7 +199,9 @@ int run_fft(const arguments& args) {
     space_name = Space::name();
     seconds = in.single ? fft_on<float>(space, request, in, out) : fft_on<double>(space, request, in, out);
   });
-  write_array(output, "--out", out);
+  output_set outputs;
+  write_array(outputs, output, "--out", out);
+  outputs.commit();
   std::fprintf(stderr, "kernwerk fft: %s %s %s%s of %s on %s in %.6f s\n", in.shape_text().c_str(),
                in.type_name().c_str(), request.real ? "real " : "", request.inverse ? "inverse" : "forward",
                in.shape.size() == 1 ? "a line" : request.plane ? "a plane" : "each row", space_name, seconds);

@@ -70,13 +70,15 @@ void require_writable_folder(const std::string& prefix) {
     throw error("--out: cannot write into '" + folder + "'");
 }
 
-void write_outputs(const std::string& prefix, const std::vector<float>& values, std::size_t rows,
-                   std::size_t columns) {
+// The grid's .f32 and .png into `outputs`; returns what the tool says it wrote, once committed.
+std::string write_outputs(output_set& outputs, const std::string& prefix,
+                          const std::vector<float>& values, std::size_t rows, std::size_t columns) {
   const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  write_grid_f32(prefix + ".f32", values);
-  write_grid_png(prefix + ".png", values, rows, columns, *low, *high);
-  std::fprintf(stderr, "kernwerk diffuse: wrote %s.f32 and %s.png (gray 0..255 = %g..%g)\n",
-               prefix.c_str(), prefix.c_str(), double(*low), double(*high));
+  write_grid_f32(outputs, prefix + ".f32", values);
+  write_grid_png(outputs, prefix + ".png", values, rows, columns, *low, *high);
+  char line[200];
+  std::snprintf(line, sizeof line, " (gray 0..255 = %g..%g)", double(*low), double(*high));
+  return "kernwerk diffuse: wrote " + prefix + ".f32 and " + prefix + ".png" + line + "\n";
 }
 
 }  // namespace
@@ -133,8 +135,11 @@ int run_diffuse(const arguments& args) {
                  rows, columns, steps, space_type::name(), seconds,
                  steps > 0 ? 1e6 * seconds / double(steps) : 0.0);
   });
-  write_outputs(prefix, field, rows, columns);
-  if (want_laplacian) write_outputs(prefix + "-laplacian", laplacian, rows, columns);
+  output_set outputs;  // all or none
+  std::string said = write_outputs(outputs, prefix, field, rows, columns);
+  if (want_laplacian) said += write_outputs(outputs, prefix + "-laplacian", laplacian, rows, columns);
+  outputs.commit();
+  std::fputs(said.c_str(), stderr);
   return 0;
 }
 

@@ -44,17 +44,17 @@ std::vector<double> read_grid(const std::string& path, std::size_t& rows, std::s
   return values;
 }
 
-void write_grid_f32(const std::string& path, const std::vector<float>& values) {
-  write_output(path, [&](std::FILE* out) {
+void write_grid_f32(output_set& outputs, const std::string& path, const std::vector<float>& values) {
+  outputs.write(path, [&](std::FILE* out) {
     write_bytes(out, values.data(), values.size() * sizeof(float), path);
   });
 }
 
-void write_grid_png(const std::string& path, const std::vector<float>& values, std::size_t rows,
+void write_grid_png(output_set& outputs, const std::string& path, const std::vector<float>& values, std::size_t rows,
                     std::size_t columns, float low, float high) {
   if (rows == 0 || columns == 0 || rows > 0x7fffffff || columns > 0x7fffffff)
     fail(path, "a PNG needs 1 to 2^31 - 1 rows and columns");
-  write_output(path, [&](std::FILE* file) {
+  outputs.write(path, [&](std::FILE* file) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!info) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "output_file.hpp"
+
 namespace kernwerk::cli {
 
 // The values, row-major, of a 2-D float32/float64 .npy array (either order; its shape sets rows
@@ -13,11 +15,12 @@ namespace kernwerk::cli {
 // columns values.
 std::vector<double> read_grid(const std::string& path, std::size_t& rows, std::size_t& columns);
 
-// Raw float32, row-major.
-void write_grid_f32(const std::string& path, const std::vector<float>& values);
+// Raw float32, row-major, into `outputs`.
+void write_grid_f32(output_set& outputs, const std::string& path, const std::vector<float>& values);
 
-// Grayscale PNG, the range [low, high] mapped linearly onto 0..255 (a flat grid is mid-gray).
-void write_grid_png(const std::string& path, const std::vector<float>& values, std::size_t rows,
+// Grayscale PNG, the range [low, high] mapped linearly onto 0..255 (a flat grid is mid-gray),
+// into `outputs`.
+void write_grid_png(output_set& outputs, const std::string& path, const std::vector<float>& values, std::size_t rows,
                     std::size_t columns, float low, float high);
 
 }  // namespace kernwerk::cli

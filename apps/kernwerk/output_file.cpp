@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <vector>
 
 #include "kernwerk/error.hpp"
 
@@ -66,19 +67,21 @@ std::string regular_target(const std::string& path, bool& exists) {
   return resolved;
 }
 
-// The temporary file being written, removed by the handler of a signal that ends the process
+// The temporary files being written, removed by the handler of a signal that ends the process
 // (SIGINT, SIGTERM, SIGHUP), which then lets the signal end it as it would have.
-char pending_temporary[PATH_MAX + 32];
-volatile std::sig_atomic_t pending = 0;
+constexpr int most_pending = 8;
+char pending_temporaries[most_pending][PATH_MAX + 32];
+volatile std::sig_atomic_t pending = 0;  // how many of them
 constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void remove_pending_temporary(int signal) {
-  if (pending) ::unlink(pending_temporary);
+extern "C" void remove_pending_temporaries(int signal) {
+  for (int t = 0; t < pending; ++t) ::unlink(pending_temporaries[t]);
   ::raise(signal);  // the handler was reset (SA_RESETHAND): the default action, once this returns
 }
 
-// While one lives, a temporary file made by make() is removed if a signal ends the process; the
-// signals' earlier handlers are kept where a program (or nohup) set one.
+// While one lives, the temporary files made by make() are removed if a signal ends the process
+// (the first most_pending of them); the signals' earlier handlers are kept where a program (or
+// nohup) set one.
 class signal_cleanup {
  public:
   // mkstemp(temporary) with the signals held off until the file is registered.
@@ -88,30 +91,34 @@ class signal_cleanup {
     for (const int s : ending_signals) sigaddset(&ending, s);
     ::pthread_sigmask(SIG_BLOCK, &ending, &previous);
     const int descriptor = ::mkstemp(temporary.data());
-    if (descriptor >= 0 && temporary.size() < sizeof pending_temporary) {
-      std::memcpy(pending_temporary, temporary.c_str(), temporary.size() + 1);
-      pending = 1;
-      struct sigaction action {};
-      action.sa_handler = remove_pending_temporary;
-      action.sa_flags = SA_RESETHAND;
-      sigemptyset(&action.sa_mask);
-      for (std::size_t k = 0; k < std::size(ending_signals); ++k) {
-        ::sigaction(ending_signals[k], nullptr, &saved_[k]);
-        replaced_[k] = saved_[k].sa_handler == SIG_DFL;
-        if (replaced_[k]) ::sigaction(ending_signals[k], &action, nullptr);
+    if (descriptor >= 0 && temporary.size() < sizeof pending_temporaries[0] && pending < most_pending) {
+      std::memcpy(pending_temporaries[pending], temporary.c_str(), temporary.size() + 1);
+      pending = pending + 1;
+      if (!installed_) {
+        struct sigaction action {};
+        action.sa_handler = remove_pending_temporaries;
+        action.sa_flags = SA_RESETHAND;
+        sigemptyset(&action.sa_mask);
+        for (std::size_t k = 0; k < std::size(ending_signals); ++k) {
+          ::sigaction(ending_signals[k], nullptr, &saved_[k]);
+          replaced_[k] = saved_[k].sa_handler == SIG_DFL;
+          if (replaced_[k]) ::sigaction(ending_signals[k], &action, nullptr);
+        }
+        installed_ = true;
       }
     }
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return descriptor;
   }
   ~signal_cleanup() {
-    if (!pending) return;
+    if (!installed_) return;
     for (std::size_t k = 0; k < std::size(ending_signals); ++k)
       if (replaced_[k]) ::sigaction(ending_signals[k], &saved_[k], nullptr);
     pending = 0;
   }
 
  private:
+  bool installed_ = false;
   struct sigaction saved_[std::size(ending_signals)] {};
   bool replaced_[std::size(ending_signals)] = {};
 };
@@ -123,7 +130,23 @@ void write_bytes(std::FILE* file, const void* data, std::size_t bytes, const std
     fail(path, std::string("write error: ") + std::strerror(errno));
 }
 
-void write_output(const std::string& path, const std::function<void(std::FILE*)>& write) {
+struct output_set::state {
+  struct staged {
+    std::string temporary, target, path;
+  };
+  std::vector<staged> files;
+  signal_cleanup cleanup;
+  bool committed = false;
+};
+
+output_set::output_set() : state_(std::make_unique<state>()) {}
+
+output_set::~output_set() {
+  if (!state_->committed)
+    for (const auto& file : state_->files) std::remove(file.temporary.c_str());
+}
+
+void output_set::write(const std::string& path, const std::function<void(std::FILE*)>& write) {
   if (path.empty()) throw error("output path is empty");
   if (is_standard_output(path)) {
     std::fflush(stdout);
@@ -141,32 +164,38 @@ void write_output(const std::string& path, const std::function<void(std::FILE*)>
     finish(file, path);
     return;
   }
+  for (const auto& file : state_->files)
+    if (file.target == target) fail(path, "is another output of the same command");
   if (exists && ::access(target.c_str(), W_OK) != 0)
     fail(path, std::string("cannot write: ") + std::strerror(errno));
   std::string temporary = target + ".partial-XXXXXX";
-  signal_cleanup cleanup;
-  const int descriptor = cleanup.make(temporary);
+  const int descriptor = state_->cleanup.make(temporary);
   if (descriptor < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  state_->files.push_back({temporary, target, path});  // removed with the set unless committed
   file_handle file(::fdopen(descriptor, "wb"), &std::fclose);
   if (!file) {
     ::close(descriptor);
-    std::remove(temporary.c_str());
     fail(path, std::string("cannot write: ") + std::strerror(errno));
   }
-  try {
-    write(file.get());
-    finish(file, path);
-    // mkstemp makes the file private (0600); the output gets the usual mode.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::chmod(temporary.c_str(), 0666 & ~mask);
-    if (std::rename(temporary.c_str(), target.c_str()) != 0)
-      fail(path, std::string("cannot write: ") + std::strerror(errno));
-  } catch (...) {
-    file.reset();
-    std::remove(temporary.c_str());
-    throw;
-  }
+  write(file.get());
+  finish(file, path);
+  // mkstemp makes the file private (0600); the output gets the usual mode.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(temporary.c_str(), 0666 & ~mask);
+}
+
+void output_set::commit() {
+  for (const auto& file : state_->files)
+    if (std::rename(file.temporary.c_str(), file.target.c_str()) != 0)
+      fail(file.path, std::string("cannot write: ") + std::strerror(errno));
+  state_->committed = true;
+}
+
+void write_output(const std::string& path, const std::function<void(std::FILE*)>& write) {
+  output_set outputs;
+  outputs.write(path, write);
+  outputs.commit();
 }
 
 }  // namespace kernwerk::cli

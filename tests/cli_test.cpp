@@ -351,12 +351,23 @@ TEST_CASE("cli: help, version and exit codes") {
                                   "nearest --obs " + good + " --ref " + good + " --out x --k 0",
                                   "nearest --obs " + good + " --ref " + good + " --out x --metric l1",
                                   "nearest --obs " + good + " --ref " + good + " --out x --radius abc",
-                                  "diffuse --size 10by10 --steps 2 --out x", "demo --observations 0", "teleport"}) {
+                                  "nearest --obs " + good + " --ref " + good + " --out x --radius 0",
+                                  "nearest --obs " + good + " --ref " + good + " --out x --k 1 --k 2",
+                                  "within --queries " + good + " --points " + good + " --distance 0.1 --radius 0 --out x",
+                                  "dbscan --in " + good + " --eps 0.1 --min-samples 2 --out x --border core-only --border none",
+                                  "diffuse --size 10by10 --steps 2 --out x", "diffuse --size 4x4 --steps -5 --out x",
+                                  "diffuse --size 4x4 --steps 1 --coeff 0.3 --out x", "demo --observations 0", "teleport"}) {
     CAPTURE(wrong);
     const auto result = s.run(wrong);
     CHECK(result.status == 2);
-    if (wrong != "teleport") CHECK(result.err.find("--help tells more") != std::string::npos);
+    CHECK(result.err.find("--help tells more") != std::string::npos);
+    CHECK(result.err.find("usage:") == std::string::npos);  // the message, not the whole help
   }
+  CHECK(s.run("nearest --obs " + good + " --ref " + good + " --out x --k 1 --k 2").err.find("--k: given twice") !=
+        std::string::npos);
+  const auto unknown = s.run("teleport");
+  CHECK(unknown.err.find("unknown command 'teleport'") != std::string::npos);
+  CHECK(unknown.err.find("nearest, within, dbscan, demo") != std::string::npos);
   const auto failed = s.run("nearest --obs " + s.path("nowhere.csv") + " --ref " + good + " --out x");
   CHECK(failed.status == 1);
   CHECK(failed.err.find("--help") == std::string::npos);
@@ -485,8 +496,8 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
   };
   for (const auto& bad : std::vector<bad_case>{
            {"--in " + input + " --rows 4 --columns 4 --steps 2", "80 bytes of values, but float32 of shape (4, 4) needs 64", 1},
-           {"--in " + input + " --rows 4 --columns 5 --steps -1", "steps", 1},
-           {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "options.coeff", 1},
+           {"--in " + input + " --rows 4 --columns 5 --steps -1", "--steps: must not be negative", 2},
+           {"--in " + input + " --rows 4 --columns 5 --steps 2 --coeff 0.5", "--coeff: ", 2},
            {"--size 10by10 --steps 2", "--size", 2},
            {"--in " + input + " --steps 2", "--rows", 2},
            {"--size 10x10", "--steps: required", 2}}) {

@@ -8,6 +8,7 @@ namespace kernwerk::cli {
 arguments::arguments(const command_options& command, const std::vector<std::string>& words) {
   for (std::size_t k = 0; k < words.size(); ++k) {
     const std::string& word = words[k];
+    if (values_.count(word)) throw usage_error(word + ": given twice");
     if (command.flags.count(word)) {
       values_[word] = "";
     } else if (command.valued.count(word)) {

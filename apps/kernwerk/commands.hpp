@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -59,6 +60,8 @@ void read_metric_options(const arguments& args, Options& options) {
   options.metric = args.parsed("--metric", "haversine", parse_metric);
   if (args.has("--degrees")) options.units = angle_unit::degrees;
   options.radius = args.number("--radius", 1.0);
+  if (!(std::isfinite(options.radius) && options.radius > 0))
+    throw usage_error("--radius: must be positive and finite, got " + args.text("--radius", ""));
 }
 
 // The coordinates per point of the metric named by --metric, from --dim (euclidean, 2 or 3).
@@ -70,7 +73,9 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 class process_group;
 // Runs body(); a library error naming one of `names`' first arguments is told as the option
-// that gave it ("kernwerk::qr: a: holds a NaN" -> "--in: holds a NaN").
+// that gave it ("kernwerk::qr: a: holds a NaN" -> "--in: holds a NaN"): a usage error (exit
+// status 2) where the option's value is the wrong one, a failed run (1) where it names an input
+// file whose content is.
 template <class Body>
 void naming_options(std::initializer_list<std::pair<const char*, const char*>> names, Body&& body) {
   try {
@@ -80,7 +85,11 @@ void naming_options(std::initializer_list<std::pair<const char*, const char*>> n
       if (e.argument() == argument) {
         const std::string text = e.what(), marker = std::string(": ") + argument + ": ";
         const auto at = text.find(marker);
-        throw error(std::string(option) + ": " + (at == std::string::npos ? text : text.substr(at + marker.size())));
+        const std::string said =
+            std::string(option) + ": " + (at == std::string::npos ? text : text.substr(at + marker.size()));
+        const std::string given(option);
+        if (given == "--obs" || given == "--ref" || given == "--in") throw error(said);
+        throw usage_error(said);
       }
     throw;
   }

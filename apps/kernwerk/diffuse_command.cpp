@@ -120,10 +120,12 @@ int run_diffuse(const arguments& args) {
     if (want_laplacian) device_laplacian = grid("laplacian", rows, columns);
     Kokkos::deep_copy(device, host_grid(field.data(), rows, columns));
     const auto start = std::chrono::steady_clock::now();
-    if (want_laplacian)
-      kernwerk::diffuse(space, device, steps, device_laplacian, options);
-    else
-      kernwerk::diffuse(space, device, steps, options);
+    naming_options({{"steps", "--steps"}, {"options.coeff", "--coeff"}}, [&] {
+      if (want_laplacian)
+        kernwerk::diffuse(space, device, steps, device_laplacian, options);
+      else
+        kernwerk::diffuse(space, device, steps, options);
+    });
     space.fence();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Kokkos::deep_copy(host_grid(field.data(), rows, columns), device);

@@ -108,13 +108,21 @@ std::string usage(const std::string& command = "") {
   return text + usage_tail;
 }
 
+// The commands' names, comma-separated.
+std::string command_names() {
+  std::string names;
+  for (const auto& c : commands) names += (names.empty() ? "" : ", ") + std::string(c.name);
+  return names;
+}
+
 int dispatch(const std::vector<std::string>& words, const kernwerk::cli::process_group& group) {
   using namespace kernwerk::cli;
   const std::string& name = words[0];
   const command_options* command = find_command(name);
   if (!command) {
     if (group.rank() == 0)
-      std::fprintf(stderr, "kernwerk: unknown command '%s'\n\n%s", name.c_str(), usage().c_str());
+      std::fprintf(stderr, "kernwerk: unknown command '%s' (commands: %s; kernwerk --help tells more)\n",
+                   name.c_str(), command_names().c_str());
     return 2;
   }
   if (name != "nearest" && group.size() > 1)

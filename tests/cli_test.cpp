@@ -508,6 +508,10 @@ TEST_CASE("cli: diffuse's bad input names the problem and writes nothing") {
     CHECK(!exists(out + ".f32"));
     CHECK(!exists(out + ".png"));
   }
+  const auto huge = folder.run("diffuse --size 10000000x10000000 --steps 1 --out " + out);
+  CHECK(huge.status == 1);
+  CHECK(huge.err.find("--size: 10000000 x 10000000 needs at least") != std::string::npos);
+  CHECK(!exists(out + ".f32"));
   const auto nan_grid = folder.write_binary<float>("nan.f32", {1.0, std::nan(""), 2.0, 3.0});
   const auto result = folder.run("diffuse --in " + nan_grid + " --rows 2 --columns 2 --steps 1 --out " + out);
   CHECK(result.status == 1);

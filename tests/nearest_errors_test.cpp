@@ -137,6 +137,44 @@ TEST_CASE_TEMPLATE_DEFINE("nearest rejects bad input, naming the argument", Spac
     ref(2, 1) = inf;
     expect("references", "point 1 (1.6");
   }
+  SUBCASE("the message names the rule the point breaks") {
+    using host = Kokkos::HostSpace;
+    Kokkos::View<double**, Kokkos::LayoutRight, host> obs("obs", 3, 2), ref("ref", 3, 2);
+    Kokkos::View<std::int64_t*, host> indices("indices", 3);
+    Kokkos::View<double*, host> distances("distances", 3);
+    const auto message = [&](double latitude, double longitude, angle_unit units) {
+      for (int i = 0; i < 3; ++i) obs(i, 0) = ref(i, 0) = 0.1 * i, obs(i, 1) = ref(i, 1) = 0.2;
+      obs(1, 0) = latitude;
+      obs(1, 1) = longitude;
+      kernwerk::nearest_options options;
+      options.units = units;
+      std::string text;
+      try {
+        kernwerk::nearest(Space(), obs, ref, indices, distances, options);
+      } catch (const invalid_argument& failure) {
+        CHECK(failure.argument() == "observations");
+        text = failure.what();
+      }
+      return text;
+    };
+    const std::string hint = "degrees given as radians?";
+    const auto degrees = message(95, 10, angle_unit::degrees);
+    CHECK(degrees.find("point 1 (95, 10) has a latitude outside [-90, 90] degrees") != std::string::npos);
+    const auto radians = message(45, 0.5, angle_unit::radians);
+    CHECK(radians.find("has a latitude outside [-pi/2, pi/2] radians") != std::string::npos);
+    CHECK(radians.find(hint) != std::string::npos);
+    CHECK(message(-1.6, 0.5, angle_unit::radians).find(hint) != std::string::npos);
+    const auto far = message(100, 0.5, angle_unit::radians);  // not a latitude in degrees either
+    CHECK(far.find("latitude outside") != std::string::npos);
+    CHECK(far.find(hint) == std::string::npos);
+    CHECK(message(10, 1000, angle_unit::degrees).find("has a longitude outside [-720, 720] degrees") !=
+          std::string::npos);
+    CHECK(message(0.1, -13, angle_unit::radians).find("has a longitude outside [-4 pi, 4 pi] radians") !=
+          std::string::npos);
+    const auto not_finite = message(std::nan(""), 0.5, angle_unit::degrees);
+    CHECK(not_finite.find("has a non-finite coordinate") != std::string::npos);
+    CHECK(not_finite.find("latitude") == std::string::npos);
+  }
   SUBCASE("a bad point in the last chunk of a large host set") {
     // On a GPU such a set is pipelined: every chunk is computed before the checks are read,
     // and still no output may be written.

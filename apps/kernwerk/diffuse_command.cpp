@@ -70,6 +70,22 @@ void require_writable_folder(const std::string& prefix) {
     throw error("--out: cannot write into '" + folder + "'");
 }
 
+// A --size the host's memory cannot hold is refused before the grid is made: float64 values read, and
+// float32 ones computed (the least a run holds; a bare std::bad_alloc, or the kernel ending the
+// process, otherwise).
+void require_memory(std::size_t rows, std::size_t columns) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  const double needed = double(rows) * double(columns) * double(sizeof(double) + sizeof(float));
+  const double memory = double(pages) * double(page);
+  if (needed > memory) {
+    char text[200];
+    std::snprintf(text, sizeof text, "%zu x %zu needs at least %.3g GB, more than this machine's %.3g GB of memory",
+                  rows, columns, needed / 1e9, memory / 1e9);
+    throw error(std::string("--size: ") + text);
+  }
+}
+
 // The grid's .f32 and .png into `outputs`; returns what the tool says it wrote, once committed.
 std::string write_outputs(output_set& outputs, const std::string& prefix,
                           const std::vector<float>& values, std::size_t rows, std::size_t columns) {
@@ -105,6 +121,7 @@ int run_diffuse(const arguments& args) {
     initial = read_grid(input, rows, columns);
   } else {
     std::tie(rows, columns) = parse_size(args.text("--size", "2000x2000"));
+    require_memory(rows, columns);
     initial = jagged_field(rows, columns, std::uint64_t(args.integer("--seed", 3966789)));
   }
   require_writable_folder(prefix);

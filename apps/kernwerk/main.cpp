@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -214,8 +215,11 @@ int main(int argc, char* argv[]) {
     int code = 1;
     if (const auto* agreed = dynamic_cast<const kernwerk::cli::group_error*>(&failure)) code = agreed->status();
     if (dynamic_cast<const kernwerk::cli::usage_error*>(&failure)) code = 2;
+    // (std::bad_alloc says only its name: the run's arrays did not fit in the host's memory)
+    const bool memory = dynamic_cast<const std::bad_alloc*>(&failure) != nullptr;
     if (group->rank() == 0)
-      std::fprintf(stderr, "kernwerk %s: %s%s\n", words[0].c_str(), failure.what(),
+      std::fprintf(stderr, "kernwerk %s: %s%s\n", words[0].c_str(),
+                   memory ? "out of memory: the run's arrays do not fit in this machine's memory" : failure.what(),
                    code == 2 ? (" (kernwerk " + words[0] + " --help tells more)").c_str() : "");
     return code;
   }

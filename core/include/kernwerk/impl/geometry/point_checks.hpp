@@ -91,17 +91,31 @@ coordinate_limits point_limits(metric_kind metric, angle_unit units) {
   return {static_cast<double>(static_cast<Scalar>(pi / 2)), 4 * pi};
 }
 
+// The error for row `row` of `points`, which the checks refused: its values and the one rule it
+// breaks (a non-finite coordinate, the latitude, the longitude), with a hint where a latitude in
+// radians past the poles would be one in degrees.
 template <class Points>
 invalid_argument invalid_point_error(const char* fn, const char* name, const Points& points,
                                      std::int64_t row, metric_kind metric, angle_unit units) {
-  const char* rule =
-      metric == metric_kind::haversine
-          ? (units == angle_unit::degrees
-                 ? "has a non-finite coordinate, a latitude outside [-90, 90] or a longitude outside "
-                   "[-720, 720] degrees"
-                 : "has a non-finite coordinate, a latitude outside [-pi/2, pi/2] or a longitude outside "
-                   "[-4 pi, 4 pi]")
-          : "has a non-finite coordinate";
+  const auto host = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(points, row, Kokkos::ALL()));
+  bool finite = true;
+  for (std::size_t d = 0; d < host.extent(0); ++d) finite = finite && std::isfinite(double(host(d)));
+  std::string rule = "has a non-finite coordinate";
+  if (finite && metric == metric_kind::haversine) {
+    const bool degrees = units == angle_unit::degrees;
+    const coordinate_limits limits = point_limits<typename Points::non_const_value_type>(metric, units);
+    const double latitude = host.extent(0) > 0 ? double(host(0)) : 0.0;
+    if (std::abs(latitude) > limits.first) {
+      rule = degrees ? "has a latitude outside [-90, 90] degrees"
+                     : "has a latitude outside [-pi/2, pi/2] radians";
+      if (!degrees && std::abs(latitude) <= 90.0)
+        rule += " (degrees given as radians? the angle units are radians unless degrees are asked for)";
+    } else {
+      rule = degrees ? "has a longitude outside [-720, 720] degrees"
+                     : "has a longitude outside [-4 pi, 4 pi] radians";
+    }
+  }
   return invalid_argument(fn, name, describe_point(points, row) + " " + rule);
 }
 

@@ -144,11 +144,16 @@ std::int64_t find_invalid_point(const ExecutionSpace& space, const Points& point
       .second;
 }
 
-// Copies one point to the host, for an error message.
+// One point's coordinates, copied to the host for an error message.
 template <class Points>
-std::string describe_point(const Points& points, std::int64_t row) {
-  auto point = Kokkos::subview(points, row, Kokkos::ALL());
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), point);
+auto host_point(const Points& points, std::int64_t row) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                             Kokkos::subview(points, row, Kokkos::ALL()));
+}
+
+// "point ROW (x, y, ...)" of a host_point.
+template <class HostPoint>
+std::string describe_point(std::int64_t row, const HostPoint& host) {
   std::ostringstream text;
   text.precision(17);
   text << "point " << row << " (";

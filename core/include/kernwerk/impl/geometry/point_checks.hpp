@@ -97,8 +97,7 @@ coordinate_limits point_limits(metric_kind metric, angle_unit units) {
 template <class Points>
 invalid_argument invalid_point_error(const char* fn, const char* name, const Points& points,
                                      std::int64_t row, metric_kind metric, angle_unit units) {
-  const auto host = Kokkos::create_mirror_view_and_copy(
-      Kokkos::HostSpace(), Kokkos::subview(points, row, Kokkos::ALL()));
+  const auto host = host_point(points, row);
   bool finite = true;
   for (std::size_t d = 0; d < host.extent(0); ++d) finite = finite && std::isfinite(double(host(d)));
   std::string rule = "has a non-finite coordinate";
@@ -116,7 +115,7 @@ invalid_argument invalid_point_error(const char* fn, const char* name, const Poi
                      : "has a longitude outside [-4 pi, 4 pi] radians";
     }
   }
-  return invalid_argument(fn, name, describe_point(points, row) + " " + rule);
+  return invalid_argument(fn, name, describe_point(row, host) + " " + rule);
 }
 
 // Finite coordinates, and for the haversine metric latitudes within the poles and longitudes

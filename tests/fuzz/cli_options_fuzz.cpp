@@ -58,10 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     for (const auto& flag : command->flags) KERNWERK_FUZZ_REQUIRE(args.has(flag) == (args.text(flag, "-") == ""));
   } catch (const usage_error& bad) {
-    // an unknown option or one without its value: the message names the word
+    // an unknown option, one without its value or one given twice: the message names the word
     const std::string message = bad.what();
     KERNWERK_FUZZ_REQUIRE(message.find(": unknown option") != std::string::npos ||
-                          message.find(": needs a value") != std::string::npos);
+                          message.find(": needs a value") != std::string::npos ||
+                          message.find(": given twice") != std::string::npos);
   }
   return 0;
 }

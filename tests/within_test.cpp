@@ -249,6 +249,73 @@ TEST_CASE_TEMPLATE_DEFINE("within: points at exactly the radius count", Space, e
 }
 TEST_CASE_TEMPLATE_APPLY(exact_boundary, enabled_spaces);
 
+// The searches in the order that keeps neighbouring queries together (index/query_order.hpp:
+// taken by large query sets only) against the input order and the brute force, on the layouts
+// and on Euclidean clusters; the counts' shortcut (no distance inside the range's inner band)
+// against the distances' own decision.
+template <class Space>
+radius_result run_in_order(const host_points& queries, const host_points& points, double radius,
+                           const within_options& options, bool ordered) {
+  using memory_space = typename Space::memory_space;
+  const auto q = to_device<Space>(queries);
+  const auto p = to_device<Space>(points);
+  const std::size_t n = queries.count();
+  kernwerk::nearest_tuning tuning;
+  if (ordered) {
+    tuning.order_min_concurrency = tuning.order_per_thread = tuning.order_min_references = 0;
+  } else {
+    tuning.order_min_concurrency = tuning.order_min_references = std::int64_t(1) << 62;
+  }
+  const kernwerk::impl::scoped_index<Space> index(Space(), p, kernwerk::impl::index_metric_of(options));
+  Kokkos::View<std::int64_t*, memory_space> offsets("offsets", n + 1), counts("counts", n);
+  Kokkos::View<std::int64_t*, memory_space> indices("indices", 0);
+  Kokkos::View<double*, memory_space> distances("distances", 0);
+  kernwerk::impl::within_index(Space(), "within", index.core(), q, radius, offsets, indices, &distances, tuning);
+  kernwerk::impl::count_within_index(Space(), index.core(), q, radius, counts, tuning);
+  return {to_host_vector<std::int64_t, Space>(offsets), to_host_vector<std::int64_t, Space>(indices),
+          to_host_vector<std::int64_t, Space>(counts), to_host_vector<double, Space>(distances)};
+}
+
+TEST_CASE_TEMPLATE_DEFINE("within: queries in the index's order answer as in their own", Space, query_order) {
+  const auto compare = [](const host_points& queries, const host_points& points, double radius,
+                          const within_options& options) {
+    const auto ordered = run_in_order<Space>(queries, points, radius, options, true);
+    const auto plain = run_in_order<Space>(queries, points, radius, options, false);
+    CHECK(ordered.offsets == plain.offsets);
+    CHECK(ordered.indices == plain.indices);
+    CHECK(ordered.distances == plain.distances);
+    CHECK(ordered.counts == plain.counts);
+    check_radius(queries, points, radius, ordered, options);
+  };
+  for (const auto& name : layouts::names()) {
+    CAPTURE(name);
+    const auto pair = layouts::make(name, 700, 2000, 31);
+    for (double radius : {0.0, 1e-5, 2e-3, 0.05}) {
+      CAPTURE(radius);
+      compare(as_points(pair.observations), as_points(pair.references), radius, within_options());
+    }
+  }
+  // Euclidean clusters with duplicates, 2-D and 3-D
+  std::mt19937_64 random(32);
+  std::normal_distribution<double> spread(0.0, 1.0);
+  for (int dimension : {2, 3}) {
+    CAPTURE(dimension);
+    host_points points, queries;
+    points.dimension = queries.dimension = std::size_t(dimension);
+    for (int c = 0; c < 40; ++c) {
+      const double centre[3] = {100.0 * spread(random), 100.0 * spread(random), 100.0 * spread(random)};
+      for (int j = 0; j < 50; ++j) {
+        double p[3];
+        for (int a = 0; a < 3; ++a) p[a] = centre[a] + (j % 5 == 0 ? 0.0 : spread(random));
+        dimension == 2 ? points.add(p[0], p[1]) : points.add(p[0], p[1], p[2]);
+        if (j % 3 == 0) dimension == 2 ? queries.add(p[0], p[1] + 0.5) : queries.add(p[0], p[1], p[2] + 0.5);
+      }
+    }
+    for (double radius : {0.5, 2.0, 30.0}) compare(queries, points, radius, euclidean());
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(query_order, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("within: empty and single-point sets, host Views, no distances", Space,
                           edge_sets) {
   const auto some = uniform_sphere(50, 41);

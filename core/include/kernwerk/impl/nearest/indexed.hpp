@@ -23,6 +23,7 @@
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/index/query_order.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/nearest_options.hpp"
 
@@ -70,98 +71,6 @@ struct euclidean_bvh_metric {
     return dx * dx + dy * dy + dz * dz;
   }
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
-};
-
-// Observations in an order that keeps neighbours together pay where a GPU runs at least one
-// observation per thread (the threads of a warp then take the same paths), and on host spaces
-// where the index outgrows the caches (its points then come from the caches, not from memory);
-// elsewhere the input order is kept (nearest_tuning's order_*; perf/results/layouts-cuda-h200.json,
-// commit 906c36b; perf/results/issue46-host-order-epyc-2core.json).
-template <class MemorySpace>
-bool order_pays(const nearest_tuning& tuning, std::int64_t observations, std::int64_t references,
-                std::int64_t concurrency) {
-  if (host_memory<MemorySpace> && references >= tuning.order_min_references) return true;
-  return concurrency >= tuning.order_min_concurrency &&
-         observations >= tuning.order_per_thread * concurrency;
-}
-
-// The order is a counting sort by Morton cell. Where the grid is used, the cells are the grid's
-// own (up to 2^7 an axis; coarser beyond), so that a warp's searches visit the same grid cells;
-// elsewhere, and where the observations gather in a few of the grid's cells, 2^6 an axis of a
-// frame around the observations' own box (a frame around the references would clamp far
-// observations onto its faces, where one cell then holds searches from every direction, all
-// adding to one counter: commit 194fbcf). A host space needs only the caches' locality, and
-// 2^5 an axis keeps its counters few (finer cells cost more than they gave: the same record).
-template <class MemorySpace>
-int observation_cell_bits(std::int64_t references) {
-  if (host_memory<MemorySpace>) return 5;
-  int bits = 6;
-  while (bits < 7 && (1 << bits) < grid_cells_per_axis(references)) ++bits;
-  return bits;
-}
-template <class MemorySpace>
-std::int64_t observation_cells(std::int64_t references) {
-  return std::int64_t(1) << (3 * observation_cell_bits<MemorySpace>(references));
-}
-
-// Counters that many threads add to, of the 64-bit type whose atomic add the Kokkos in use
-// implements natively on every backend. Kokkos 3.4 has CUDA's atomicAdd for unsigned long long
-// and a compare-and-swap loop for a 64-bit long; Kokkos 4 and 5 (desul's inline PTX) have it
-// the other way round: std::uint64_t, unsigned long on Linux, is native, unsigned long long a
-// compare-and-swap loop. A loop costs many times the add (commits 266c5b0, 94fc215).
-#if KOKKOS_VERSION >= 40000 || defined(KOKKOS_ENABLE_IMPL_DESUL_ATOMICS)
-using atomic_count = std::uint64_t;
-#else
-using atomic_count = unsigned long long;
-#endif
-
-template <class Metric, class Counts, class Cells>
-struct count_observation_cells {
-  Metric metric;
-  morton_frame frame;
-  Counts counts;
-  Cells cell_of;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    const auto o = metric.observation(i);
-    const int c = static_cast<int>(frame.code(o.x, o.y, o.z));
-    cell_of(i) = c;
-    Kokkos::atomic_add(&counts(c), atomic_count(1));
-  }
-};
-
-// The box of observations sampled evenly over the set: the frame of their order, which a point
-// outside it (clamped onto its faces) leaves correct, if less well ordered.
-inline constexpr std::int64_t observation_bounds_sample = 1 << 16;
-template <class Metric>
-struct observation_bounds {
-  Metric metric;
-  std::int64_t n, samples;
-  KOKKOS_FUNCTION void operator()(const std::int64_t r, box3& box) const {
-    const auto o = metric.observation(r * (n / samples) + (r * (n % samples)) / samples);
-    box.add(o.x, o.y, o.z);
-  }
-};
-
-// Cells of `frame` a box spans along its longest axis.
-inline double spans_cells(const box3& box, const morton_frame& frame) {
-  return box.longest_side() * frame.scale;
-}
-inline constexpr double min_spanned_cells = 8;
-
-template <class Counts, class Cells, class Array>
-struct scatter_observations {
-  Counts cursor;
-  Cells cell_of;
-  Array order;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    order(static_cast<std::int64_t>(Kokkos::atomic_fetch_add(&cursor(cell_of(i)), atomic_count(1)))) = i;
-  }
-};
-
-template <class Array>
-struct identity_order {
-  Array order;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = i; }
 };
 
 template <class Metric, class Bvh, int Capacity, class Output, class Order>
@@ -332,20 +241,14 @@ struct grid_stage {
 };
 
 // Runs the queries of every observation against a built hierarchy, with scratch for the
-// observation order from `scratch` (nearest_bvh_query_bytes). The order's cell counters (2^18
-// or more, 4 MiB) are asked for only where the order pays: a host space's chunks of a few
-// kilobytes would otherwise need them (the allocation-fault test found it).
+// observation order and the grid stage's pending list from `scratch` (nearest_bvh_query_bytes).
 template <class MemorySpace>
 std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references,
                                     std::int64_t concurrency, const nearest_tuning& tuning) {
   using carve = workspace<MemorySpace>;
-  const std::size_t ordering =
-      order_pays<MemorySpace>(tuning, observations, references, concurrency)
-          ? carve::template bytes_for<int>(observations) +
-                2 * carve::template bytes_for<atomic_count>(observation_cells<MemorySpace>(references) + 1)
-          : 0;
-  return 2 * carve::template bytes_for<std::int64_t>(observations) +
-         carve::template bytes_for<atomic_count>(1) + ordering;
+  return query_order_bytes<MemorySpace>(observations, references, concurrency, tuning) +
+         carve::template bytes_for<std::int64_t>(observations) +
+         carve::template bytes_for<atomic_count>(1);
 }
 
 template <class ExecutionSpace, class Metric, class Bvh, class Output, class Scratch>
@@ -356,38 +259,7 @@ void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   using metric_type = Metric;
 
-  const array order(scratch.template take<std::int64_t>(n), n);
-  if (order_pays<memory_space>(tuning, n, bvh.size, space.concurrency())) {
-    using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
-    using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
-    const int bits = observation_cell_bits<memory_space>(bvh.size);
-    const std::int64_t cells = observation_cells<memory_space>(bvh.size);
-    box3 bounds;
-    const std::int64_t samples = std::min(n, observation_bounds_sample);
-    Kokkos::parallel_reduce("kernwerk::nearest::observation_bounds", policy(space, 0, samples),
-                            observation_bounds<metric_type>{metric, n, samples},
-                            box_union<Kokkos::HostSpace>(bounds));
-    const morton_frame grid_frame{{-1.0, -1.0, -1.0}, std::min(bvh.grid.cells, 1 << bits) / 2.0, bits};
-    const morton_frame own_frame = morton_frame::around(bounds, bits);
-    const morton_frame frame = bvh.grid.used && spans_cells(bounds, grid_frame) >= min_spanned_cells
-                                   ? grid_frame
-                                   : own_frame;
-    const counts_type counts(scratch.template take<atomic_count>(cells + 1), cells + 1);
-    const counts_type cursor(scratch.template take<atomic_count>(cells + 1), cells + 1);
-    const cells_type cell_of(scratch.template take<int>(n), n);
-    Kokkos::deep_copy(space, counts, 0);
-    Kokkos::parallel_for("kernwerk::nearest::observation_cells", policy(space, 0, n),
-                         count_observation_cells<metric_type, counts_type, cells_type>{
-                             metric, frame, counts, cell_of});
-    Kokkos::parallel_scan("kernwerk::nearest::observation_scan",
-                          policy(space, 0, cells + 1), exclusive_prefix<counts_type>{counts});
-    Kokkos::deep_copy(space, cursor, counts);
-    Kokkos::parallel_for("kernwerk::nearest::observation_order", policy(space, 0, n),
-                         scatter_observations<counts_type, cells_type, array>{cursor, cell_of, order});
-  } else {
-    Kokkos::parallel_for("kernwerk::nearest::observation_identity", policy(space, 0, n),
-                         identity_order<array>{order});
-  }
+  const array order = order_queries(space, metric, n, bvh, tuning, scratch);
   with_capacity(k, [&](auto capacity) {
     using query_type = bvh_query<metric_type, Bvh, decltype(capacity)::value, Output, array>;
     const query_type query{metric, bvh, output, k, order};

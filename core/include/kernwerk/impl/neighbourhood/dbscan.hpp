@@ -79,7 +79,7 @@ struct dbscan_core_points {
     }
     std::int64_t count = 0;
     auto visit = [&](std::int64_t, double) { return ++count < min_samples; };
-    rule.for_each(rule.row(r), visit);
+    rule.template for_each<false>(rule.row(r), visit);
     core(r) = count >= min_samples ? 1 : 0;
   }
 };
@@ -145,7 +145,7 @@ struct dbscan_join {
       unite(parent, j, rule.bvh.order(other_row));
       return true;
     };
-    rule.for_each(rule.row(r), visit, filter);
+    rule.template for_each<false>(rule.row(r), visit, filter);
   }
 };
 
@@ -204,7 +204,8 @@ struct dbscan_labels {
       return true;
     };
     core_only<Flags> filter{core};
-    rule.for_each(rule.row(r), visit, filter);
+    if (first_cluster) rule.template for_each<false>(rule.row(r), visit, filter);
+    else rule.for_each(rule.row(r), visit, filter);
     if (best >= 0 && !first_cluster) best = number(parent(best));
     labels(j) = static_cast<label_type>(best);
   }

@@ -32,6 +32,22 @@ inline double radius_reach(bool sphere, double range, double sphere_radius) {
   return 4.0 * half_chord * half_chord * (1.0 + 1e-12) + chord_tie_margin;
 }
 
+// The squared distance in the index's frame within which every point is within `range`
+// however its distance rounds (the reach's margins taken the other way); -1 where there is no
+// such band: ranges near the antipode and squares that overflow leave every point to its
+// distance.
+inline double radius_inner(bool sphere, double range, double sphere_radius) {
+  if (!sphere) {
+    const double inner = range * range * (1.0 - 1e-12);
+    return std::isfinite(inner) ? inner : -1.0;
+  }
+  const double angle = range / sphere_radius;
+  if (!(angle < 3.0)) return -1.0;
+  const double half_chord = std::sin(0.5 * angle);
+  const double inner = 4.0 * half_chord * half_chord * (1.0 - 1e-12) - chord_tie_margin;
+  return inner > 0 ? inner : -1.0;
+}
+
 // A radius search over the points of `bvh`. Points are sphere_points: unit vectors in the
 // index's frame with latitude, longitude and cos(latitude) on the sphere; Euclidean
 // coordinates (z = 0 in 2-D) otherwise.
@@ -43,6 +59,7 @@ struct radius_rule {
   double sphere_radius = 1.0;  // haversine distances are central angles times this
   double range = 0.0;          // a point counts where its distance <= range
   double reach = 0.0;          // radius_reach
+  double inner = -1.0;         // radius_inner
 
   static constexpr int stack_size = 64;  // > the tree's depth
 
@@ -82,10 +99,13 @@ struct radius_rule {
 
   // Calls visit(row, distance) for every point within range of o, in no particular order,
   // until visit returns false. The filter may leave out whole nodes (skip_node) and rows
-  // within reach before their distance is computed (skip_row).
-  template <class Visit, class Filter>
+  // within reach before their distance is computed (skip_row). Without Distances, a point
+  // whose chord is inside radius_inner's band is visited without its distance computed, and
+  // visit's second argument is then unspecified (counts and unions need no distance, and the
+  // haversine's trigonometry is most of a leaf's cost).
+  template <bool Distances = true, class Visit, class Filter>
   KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit, Filter& filter) const {
-    std::int64_t stack[stack_size];
+    std::uint32_t stack[stack_size];  // nodes < 2^32: at most 2^31 leaves
     int top = 0;
     const auto wanted = [&](std::int64_t node) {
       return bvh.box_distance(o.x, o.y, o.z, node) <= reach && !filter.skip_node(node);
@@ -98,21 +118,26 @@ struct radius_rule {
         for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
           const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
                        dz = o.z - bvh.points(r, column_z);
-          if (!(dx * dx + dy * dy + dz * dz <= reach) || filter.skip_row(r)) continue;
+          const double chord = dx * dx + dy * dy + dz * dz;
+          if (!(chord <= reach) || filter.skip_row(r)) continue;
+          if (!Distances && chord <= inner) {
+            if (!visit(r, 0.0)) return;
+            continue;
+          }
           const double d = distance(o, r);
           if (d <= range && !visit(r, d)) return;
         }
         continue;
       }
-      const std::int64_t left = 2 * node;  // pushed last: searched first
+      const auto left = static_cast<std::uint32_t>(2 * node);  // pushed last: searched first
       if (wanted(left + 1)) stack[top++] = left + 1;
       if (wanted(left)) stack[top++] = left;
     }
   }
-  template <class Visit>
+  template <bool Distances = true, class Visit>
   KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
     pass_all all;
-    for_each(o, visit, all);
+    for_each<Distances>(o, visit, all);
   }
 };
 
@@ -126,6 +151,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.sphere_radius = index.metric.sphere_radius;
   rule.range = range;
   rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
+  rule.inner = radius_inner(rule.sphere, range, rule.sphere_radius);
   return rule;
 }
 
@@ -170,33 +196,46 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, 
   }
 }
 
-template <class Rule, class Queries, class Counts>
+// The queries of a radius search as a query source of order_queries (index/query_order.hpp).
+template <class Rule, class Queries>
+struct radius_queries {
+  Rule rule;
+  Queries queries;
+  KOKKOS_INLINE_FUNCTION sphere_point observation(std::int64_t i) const { return rule.query(queries, i); }
+};
+
+// counts(i) for the query i that thread t takes (order(t)).
+template <class Rule, class Queries, class Order, class Counts>
 struct count_within_kernel {
   Rule rule;
   Queries queries;
+  Order order;
   Counts counts;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = order(t);
     const sphere_point o = rule.query(queries, i);
     std::int64_t count = 0;
     auto visit = [&](std::int64_t, double) {
       ++count;
       return true;
     };
-    rule.for_each(o, visit);
+    rule.template for_each<false>(o, visit);
     counts(i) = static_cast<typename Counts::value_type>(count);
   }
 };
 
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the reference indices and
 // distances of its neighbours, sorted by distance, then index.
-template <class Rule, class Queries, class Offsets, class Found, class Distances>
+template <class Rule, class Queries, class Order, class Offsets, class Found, class Distances>
 struct fill_within_kernel {
   Rule rule;
   Queries queries;
+  Order order;
   Offsets offsets;
   Found found;
   Distances distances;
-  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = order(t);
     const sphere_point o = rule.query(queries, i);
     const std::int64_t begin = offsets(i);
     std::int64_t next = begin;

@@ -13,8 +13,10 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/index/query_order.hpp"
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/radius_search.hpp"
+#include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
 
@@ -77,46 +79,85 @@ void copy_converted(const ExecutionSpace& space, const Source& source, const Tar
   if (here.data() != target.data()) Kokkos::deep_copy(space, target, here);
 }
 
-// The counts of every query within `range`, into `counts` (the execution space's memory).
+struct radius_order_purpose;
+
+// The queries of a radius search with the rule and the order its threads take them in
+// (index/query_order.hpp: neighbouring threads then search the same nodes), the order's scratch
+// held while the object lives.
+template <class ExecutionSpace, class Queries>
+class ordered_radius_queries {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using rule_type = radius_rule<memory_space>;
+  using order_type = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
+
+  ordered_radius_queries(const ExecutionSpace& space, const index_core<memory_space>& index,
+                         const Queries& queries, double range, const nearest_tuning& tuning)
+      : rule(radius_rule_of(index, range)),
+        queries(queries),
+        bytes_(query_order_bytes<memory_space>(std::int64_t(queries.extent(0)), index.bvh.size,
+                                               space.concurrency(), tuning)),
+        memory_(bytes_),
+        scratch_(memory_.template take<char>(bytes_), bytes_),
+        order(order_queries(space, radius_queries<rule_type, Queries>{rule, queries},
+                            std::int64_t(queries.extent(0)), index.bvh, tuning, scratch_)) {}
+
+  std::int64_t size() const { return std::int64_t(queries.extent(0)); }
+
+  const rule_type rule;
+  const Queries queries;
+
+ private:
+  std::size_t bytes_;
+  workspace<memory_space, radius_order_purpose> memory_;
+  carver scratch_;
+
+ public:
+  const order_type order;
+};
+
+// The counts of every query within range into `counts` (the execution space's memory).
 template <class ExecutionSpace, class Queries, class Counts>
-void count_in_index(const ExecutionSpace& space, const index_core<typename ExecutionSpace::memory_space>& index,
-                    const Queries& queries, double range, const Counts& counts) {
-  using rule_type = radius_rule<typename ExecutionSpace::memory_space>;
-  Kokkos::parallel_for("kernwerk::within::count",
-                       index_policy<ExecutionSpace>(
-                           space, 0, std::int64_t(queries.extent(0))),
-                       count_within_kernel<rule_type, Queries, Counts>{radius_rule_of(index, range),
-                                                                       queries, counts});
+void count_in_index(const ExecutionSpace& space, const ordered_radius_queries<ExecutionSpace, Queries>& search,
+                    const Counts& counts) {
+  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
+  launch_for("kernwerk::within::count", space, search.size(),
+             count_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
+                                 Counts>{search.rule, search.queries, search.order, counts});
 }
 
 // count_within's answer: counts(i) for each of the queries (the execution space's memory), in
 // the caller's `counts` (checked: at least as long as the queries, a type that holds the size).
+// `tuning`: when the queries are ordered (nearest_tuning's order_*), never the answers.
 template <class ExecutionSpace, class Queries, class Counts>
 void count_within_index(const ExecutionSpace& space,
                         const index_core<typename ExecutionSpace::memory_space>& index,
-                        const Queries& queries, double range, const Counts& counts) {
+                        const Queries& queries, double range, const Counts& counts,
+                        const nearest_tuning& tuning = {}) {
   const std::size_t n = queries.extent(0);
   if (n == 0) return;
   const Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> found(
       Kokkos::view_alloc(space, "kernwerk::count_within::counts"), n);
-  count_in_index(space, index, queries, range, found);
+  const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
+  count_in_index(space, search, found);
   copy_converted(space, found, Kokkos::subview(counts, std::make_pair(std::size_t(0), n)));
   space.fence();
 }
 
 // within's answer in compressed rows: offsets (checked: at least n + 1 long), and indices and
 // distances reallocated to the neighbours found; distances left out where null (they are
-// computed all the same: the order is decided on them).
+// computed all the same: the order is decided on them). `tuning` as count_within_index's.
 template <class ExecutionSpace, class Queries, class Offsets, class Indices, class Distances>
 void within_index(const ExecutionSpace& space, const char* fn,
                   const index_core<typename ExecutionSpace::memory_space>& index,
                   const Queries& queries, double range, const Offsets& offsets, Indices& indices,
-                  Distances* distances) {
+                  Distances* distances, const nearest_tuning& tuning = {}) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = index_policy<ExecutionSpace>;
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
-  count_in_index(space, index, queries, range, starts);
+  const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
+  count_in_index(space, search, starts);
   std::int64_t total = 0;
   Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
                         exclusive_prefix<decltype(starts)>{starts}, total);
@@ -134,11 +175,11 @@ void within_index(const ExecutionSpace& space, const char* fn,
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
   const Kokkos::View<double*, memory_space> found_distances(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
-  using rule_type = radius_rule<memory_space>;
-  Kokkos::parallel_for("kernwerk::within::fill", policy(space, 0, std::int64_t(n)),
-                       fill_within_kernel<rule_type, Queries, decltype(starts), decltype(found),
-                                          decltype(found_distances)>{
-                           radius_rule_of(index, range), queries, starts, found, found_distances});
+  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
+  launch_for("kernwerk::within::fill", space, search.size(),
+             fill_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
+                                decltype(starts), decltype(found), decltype(found_distances)>{
+                 search.rule, queries, search.order, starts, found, found_distances});
   space.fence();
 
   if (indices.extent(0) != std::size_t(total))

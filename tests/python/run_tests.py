@@ -1,13 +1,16 @@
 """ctest's entry to the Python tests: pytest over this folder, with the build's package first on
-the path. Exits 77 (ctest: skipped) where the interpreter has no pytest or NumPy."""
+the path. Fails, saying why, where the interpreter the module was built for has no pytest or
+NumPy: a suite that did not run is never reported as passed."""
 import importlib.util
 import os
 import sys
 
 missing = [name for name in ("pytest", "numpy") if importlib.util.find_spec(name) is None]
 if missing:
-    print(f"{sys.executable} has no {' or '.join(missing)} (Debian: python3-pytest python3-numpy): skipped")
-    sys.exit(77)
+    print(f"the Python tests cannot run: {sys.executable}, the interpreter the module was built for, "
+          f"has no {' or '.join(missing)} (Debian: apt-get install python3-pytest python3-numpy; or "
+          "configure with -DPython_EXECUTABLE= an interpreter that has them, or -DKERNWERK_ENABLE_PYTHON=OFF)")
+    sys.exit(1)
 
 import pytest  # noqa: E402
 

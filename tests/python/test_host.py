@@ -105,11 +105,10 @@ def test_nearest_list_input_and_generic_implementation():
     (lambda o, r: kw.nearest(o, r, radius=-1.0), "radius"),
     (lambda o, r: kw.nearest(o, r, radius="far"), "radius"),
     (lambda o, r: kw.nearest(o[:, :1], r), "obs"),
-    (lambda o, r: kw.nearest(o[:0], r), "obs"),
     (lambda o, r: kw.nearest(o, r[:0]), "k"),
-    (lambda o, r: kw.nearest(o.astype(np.float32), r), "ref"),
-    (lambda o, r: kw.nearest(o.astype(np.int64), r.astype(np.int64)), "obs"),
-    (lambda o, r: kw.nearest(o[::-1], r), "obs"),
+    (lambda o, r: kw.nearest(o.astype(bool), r), "obs"),
+    (lambda o, r: kw.nearest(o[:0], r[:, :1]), "ref"),
+    (lambda o, r: kw.nearest(o[:0, :1], r), "obs"),
     (lambda o, r: kw.nearest(o.ravel(), r), "obs"),
     (lambda o, r: kw.nearest(np.where(np.arange(len(o))[:, None] == 3, np.nan, o), r), "obs"),
     (lambda o, r: kw.nearest(o + np.array([2.0, 0.0]), r), "obs"),
@@ -151,6 +150,39 @@ def _moons(random, count, noise):
     x = np.where(first, np.cos(t), 1 - np.cos(t))
     y = np.where(first, np.sin(t), 0.5 - np.sin(t))
     return np.column_stack([x, y]) + random.normal(scale=noise, size=(count, 2))
+
+
+def test_point_sets_as_numpy_users_pass_them():
+    """A reversed axis (the (lon, lat) columns swapped back), integers, float32 beside float64,
+    and no queries at all, each against the float64 brute force on the values as given."""
+    obs, ref = sphere_points(RNG, 200), sphere_points(RNG, 300)
+    lon_lat = np.ascontiguousarray(obs[:, ::-1])
+    indices, distances = kw.nearest(lon_lat[:, ::-1], ref[::-1], k=3)  # negative strides
+    check_neighbours(obs, ref[::-1], indices, distances, 3)
+    whole_obs = RNG.integers(-89, 90, size=(50, 2))  # integer degrees
+    whole_ref = RNG.integers(-89, 90, size=(80, 2)).astype(np.int32)
+    indices, distances = kw.nearest(whole_obs, whole_ref, k=4, degrees=True)
+    assert distances.dtype == np.float64
+    check_neighbours(np.radians(whole_obs), np.radians(whole_ref.astype(np.float64)), indices, distances, 4)
+    single = ref.astype(np.float32)
+    indices, distances = kw.nearest(obs, single, k=2)  # promoted: float64 answers
+    assert distances.dtype == np.float64
+    check_neighbours(obs, single.astype(np.float64), indices, distances, 2)
+    indices, distances = kw.nearest(obs[:0], ref, k=5)
+    assert indices.shape == distances.shape == (0, 5) and indices.dtype == np.int64
+    offsets, found, near = kw.within(lon_lat[:, ::-1], single, 0.2)
+    true = haversine_matrix(obs, single.astype(np.float64))
+    assert (np.diff(offsets) == (true <= 0.2).sum(1)).all() and near.dtype == np.float64
+    assert (kw.count_within(whole_obs, whole_ref, 0.3, degrees=True) ==
+            (haversine_matrix(np.radians(whole_obs), np.radians(whole_ref.astype(float))) <= 0.3).sum(1)).all()
+    index = kw.Index(ref)
+    distances, indices = index.query(single[:40][::-1], k=2)  # float32, reversed: as float64
+    check_neighbours(single[:40][::-1].astype(np.float64), ref, indices, distances, 2)
+    distances, indices = index.query(obs[:0], k=2)
+    assert distances.shape == (0, 2)
+    plane = RNG.integers(0, 50, size=(300, 2))  # planar integer points
+    labels = kw.dbscan(plane, 3.0, 4, metric="euclidean")
+    assert (labels == kw.dbscan(plane.astype(np.float64), 3.0, 4, metric="euclidean")).all()
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -267,7 +299,8 @@ def test_index_euclidean_against_numpy_and_empty():
     (lambda p, i: kw.Index(p, metric="taxicab"), "metric"),
     (lambda p, i: kw.Index(p[:, :1]), "points"),
     (lambda p, i: kw.Index(p, radius=-1.0), "radius"),
-    (lambda p, i: i.query(p.astype(np.float32)), "x"),
+    (lambda p, i: kw.Index(p.astype(np.float32)).query(p), "x"),
+    (lambda p, i: i.query(p[:0, :1]), "x"),
     (lambda p, i: i.query(p, 0), "k"),
     (lambda p, i: i.query(p, 101), "k"),
     (lambda p, i: i.query(np.full((2, 2), np.nan)), "x"),
@@ -567,15 +600,44 @@ def test_fft_failures_name_the_argument_and_write_nothing():
     bad = x.copy()
     bad[5] = np.nan
     for call, fragment in [(lambda: kw.fft(bad, out=out), "kernwerk.fft: x: holds a non-finite value"),
-                           (lambda: kw.fft(x.real), "x: must be complex64 or complex128"),
                            (lambda: kw.rfft(x), "x: must be float32 or float64"),
                            (lambda: kw.fft(x, out=np.zeros(16, np.complex64)), "out: is complex64"),
                            (lambda: kw.fft(x, out=np.zeros(15, complex)), "kernwerk.fft: out:"),
                            (lambda: kw.fft(x, norm="none"), "norm"),
-                           (lambda: kw.irfft(x, n=5), "irfft: n:"),
+                           (lambda: kw.irfft(x, n=-5), "irfft: n:"),
                            (lambda: kw.fft2(x), "must be 2-D"),
                            (lambda: kw.fft(np.zeros(0, complex)), "x:"),
-                           (lambda: kw.fft(np.zeros((2, 2, 2), complex)), "must be 1-D or 2-D")]:
+                           (lambda: kw.fft(x, axis=1), "fft: axis:"),
+                           (lambda: kw.fft(x, n=0), "fft: n:"),
+                           (lambda: kw.fft2(np.zeros((2, 2, 2), complex)), "fft2: x: must be")]:
         with pytest.raises(ValueError, match=fragment):
             call()
     assert np.all(out == 3 + 3j)
+
+
+def test_fft_as_numpy_takes_n_axis_and_real_input():
+    """NumPy's n= (cropped or padded with zeros) and axis= over arrays of any rank, real and
+    integer input taken as complex, each against numpy.fft."""
+    x = _complex((3, 10, 6))
+    real = RNG.normal(size=(3, 10, 6))
+    for axis in (0, 1, -1, 2):
+        for n in (None, 4, 16):
+            assert np.allclose(kw.fft(x, n=n, axis=axis), np.fft.fft(x, n=n, axis=axis), rtol=1e-13, atol=1e-12)
+            assert np.allclose(kw.ifft(x, n=n, axis=axis, norm="ortho"),
+                               np.fft.ifft(x, n=n, axis=axis, norm="ortho"), rtol=1e-13, atol=1e-12)
+            assert np.allclose(kw.rfft(real, n=n, axis=axis), np.fft.rfft(real, n=n, axis=axis),
+                               rtol=1e-13, atol=1e-12)
+            assert np.allclose(kw.fft(real, n=n, axis=axis), np.fft.fft(real, n=n, axis=axis),
+                               rtol=1e-13, atol=1e-12)
+    half = np.fft.rfft(real, axis=1)
+    for n in (None, 7, 18, 30):
+        assert np.allclose(kw.irfft(half, n=n, axis=1), np.fft.irfft(half, n=n, axis=1), rtol=1e-13, atol=1e-12)
+    assert kw.fft(real.astype(np.float32)).dtype == np.complex64
+    whole = RNG.integers(-5, 5, size=33)
+    assert np.allclose(kw.fft(whole), np.fft.fft(whole), rtol=1e-13, atol=1e-12)
+    assert np.allclose(kw.fft([1.0, 2.0, 3.0]), np.fft.fft([1.0, 2.0, 3.0]), rtol=1e-13, atol=1e-13)
+    out = np.full((3, 10, 6), 9 + 9j)
+    assert kw.fft(x, axis=0, out=out) is out
+    assert np.allclose(out, np.fft.fft(x, axis=0), rtol=1e-13, atol=1e-12)
+    with pytest.raises(ValueError, match="kernwerk.fft: out:"):
+        kw.fft(x, axis=0, out=np.zeros((3, 10, 5), complex))

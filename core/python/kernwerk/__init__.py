@@ -7,7 +7,9 @@ Arrays are used where they lie, without copies:
 * GPU arrays (CuPy, PyTorch, Numba, JAX: anything with ``__cuda_array_interface__`` or
   ``__dlpack__``) by the GPU, in a Kernwerk built for one.
 
-Any strides are taken (Fortran order, slices) except negative ones. Results come back as arrays
+Any strides are taken (Fortran order, slices); NumPy and CuPy arrays with a negative stride (a
+reversed axis) are copied first. Point sets of integers are taken as float64, and float32 beside
+float64 as float64 (NumPy's promotion). Results come back as arrays
 of the kind of the first array argument on its device (a NumPy array for NumPy input, a CuPy
 array for CuPy input, a torch.Tensor on the same GPU for PyTorch input), or are written into
 ``out=`` arrays the caller gives. Other inputs (lists) go through ``numpy.asarray``.
@@ -134,13 +136,76 @@ def _points(function, array, name):
     return where, shape, dtype
 
 
+def _astype(array, dtype):
+    """array as dtype ("float32", "float64"), a copy from its own library (NumPy, CuPy,
+    PyTorch); other libraries' arrays as they are (the call then names the dtype)."""
+    library = _library_of(array)
+    if library == "torch":
+        import torch
+        return array.to(getattr(torch, dtype))
+    if library in ("numpy", "cupy"):
+        return array.astype(dtype)
+    return array
+
+
+def _as_values(array):
+    """array as NumPy users expect it taken: lists and buffers through NumPy, integers as
+    float64, negative strides (a reversed axis, obs[:, ::-1]) copied. Arrays that need none of
+    this are used where they lie."""
+    library = _library_of(array)
+    if library not in ("cupy", "torch", "numba", "jax", "jaxlib"):
+        import numpy
+        if not isinstance(array, numpy.ndarray) and (hasattr(array, "__cuda_array_interface__") or
+                                                     hasattr(array, "__dlpack__")):
+            return array  # another library's GPU array: taken as it is
+        array = numpy.asarray(array)
+    elif library == "torch":
+        import torch
+        if array.is_floating_point() or array.is_complex() or array.dtype == torch.bool:
+            return array
+        return array.to(torch.float64)
+    elif library != "cupy":
+        return array
+    if array.dtype.kind in "iu":
+        array = array.astype("float64")
+    if any(stride < 0 for stride in array.strides):
+        module = __import__(_library_of(array))
+        array = module.ascontiguousarray(array)
+    return array
+
+
+def _empty_queries(function, shape, queries_name, points, name):
+    """Checks what can be checked of a search without queries: the shapes."""
+    if shape[1] not in (2, 3):
+        _fail(function, queries_name, f"must be (n, 2) or (n, 3), got {tuple(shape)}")
+    _, points_shape, _ = _points(function, points, name)
+    if points_shape[1] != shape[1]:
+        _fail(function, name, f"has {points_shape[1]} coordinates a point, the queries {shape[1]}")
+
+
+def _point_sets(function, first, first_name, second, second_name):
+    """Two point sets taken as _as_values takes them, float32 beside float64 promoted to float64
+    (NumPy's rule)."""
+    first, second = _as_values(first), _as_values(second)
+    _, _, first_dtype = _info(function, first, first_name)
+    _, _, second_dtype = _info(function, second, second_name)
+    if {first_dtype, second_dtype} == {"float32", "float64"}:
+        if first_dtype == "float32":
+            first = _astype(first, "float64")
+        else:
+            second = _astype(second, "float64")
+    return first, second
+
+
 def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", method="auto",
             implementation="auto", out=None, memory_budget=0):
     """The k nearest reference points of every observation, exactly.
 
     obs: (n, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
-        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64.
-    ref: (m, 2) or (m, 3) array of the same dtype and place (host or GPU) as obs.
+        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64 (integers
+        are taken as float64); n may be 0 (empty answers).
+    ref: (m, 2) or (m, 3) array in the same place (host or GPU) as obs; float32 beside float64
+        is taken as float64.
     k: 1 to 32 (and at most m).
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
     method: "auto" (the library chooses), "brute" (every pair) or "indexed" (a spatial index
@@ -154,6 +219,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     when distances are evaluated in float64.
     """
     fn = "nearest"
+    obs, ref = _point_sets(fn, obs, "obs", ref, "ref")
     where, shape, dtype = _points(fn, obs, "obs")
     k = _integer(fn, "k", k, 1, 32)
     _, ref_shape, _ = _info(fn, ref, "ref")
@@ -170,8 +236,11 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
         distances = _new_result(where, (shape[0], k), dtype)
     else:
         indices, distances = given
-    _core.nearest(obs, ref, indices, distances, metric, method, implementation, bool(degrees),
-                  radius, memory_budget)
+    if shape[0] == 0:  # no observations: no answers (ref's shape and k checked as for any)
+        _empty_queries(fn, shape, "obs", ref, "ref")
+    else:
+        _core.nearest(obs, ref, indices, distances, metric, method, implementation, bool(degrees),
+                      radius, memory_budget)
     if given is not None:
         return given
     return _as_kind_of(obs, indices), _as_kind_of(obs, distances)
@@ -182,8 +251,10 @@ def within(queries, points, distance, degrees=False, radius=None, metric="havers
     """Every point within `distance` of each query, exactly (scikit-learn's radius_neighbors).
 
     queries: (n, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
-        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64.
-    points: (m, 2) or (m, 3) array of the same dtype and place (host or GPU) as queries.
+        metric="euclidean", (n, 2) or (n, 3) Cartesian points. float32 or float64 (integers
+        are taken as float64); n may be 0.
+    points: (m, 2) or (m, 3) array in the same place (host or GPU) as queries; float32 beside
+        float64 is taken as float64.
     distance: in the units of the distances (haversine: radians times radius); a point at
         exactly `distance` (its float64 distance as reported) counts.
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
@@ -194,6 +265,7 @@ def within(queries, points, distance, degrees=False, radius=None, metric="havers
     first, equal distances by index; without distances, (offsets, indices).
     """
     fn = "within"
+    queries, points = _point_sets(fn, queries, "queries", points, "points")
     where, shape, dtype = _points(fn, queries, "queries")
     radius = 1.0 if radius is None else _real(fn, "radius", radius)
     distance = _real(fn, "distance", distance)
@@ -214,6 +286,7 @@ def count_within(queries, points, distance, degrees=False, radius=None, metric="
     Arguments as within's; out: an int64 (n,) array to write into.
     """
     fn = "count_within"
+    queries, points = _point_sets(fn, queries, "queries", points, "points")
     where, shape, _ = _points(fn, queries, "queries")
     radius = 1.0 if radius is None else _real(fn, "radius", radius)
     distance = _real(fn, "distance", distance)
@@ -230,7 +303,8 @@ class Index:
     points: (m, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
         metric="euclidean", (m, 2) or (m, 3) Cartesian points. float32 or float64, on the host
         (NumPy) or a GPU (CuPy, PyTorch, ...): the index is built and queried there, and its
-        queries must lie there too and have the points' dtype. m may be 0.
+        queries must lie there too, with the points' dtype (integer queries, and float32 ones
+        of a float64 index, are taken as float64). m may be 0.
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
 
     The index keeps its own copy of the points. Answers are those of kernwerk.nearest,
@@ -239,6 +313,7 @@ class Index:
 
     def __init__(self, points, metric="haversine", degrees=False, radius=None):
         fn = "Index"
+        points = _as_values(points)
         self._where, shape, self._dtype = _points(fn, points, "points")
         _choice(fn, "metric", metric, ("haversine", "euclidean"))
         radius = 1.0 if radius is None else _real(fn, "radius", radius)
@@ -249,6 +324,14 @@ class Index:
     def __len__(self):
         return self._index.size
 
+    def _queries(self, function, x):
+        """x as _as_values takes it, float32 or integer queries of a float64 index as float64."""
+        x = _as_values(x)
+        _, _, dtype = _info(function, x, "x")
+        if dtype == "float32" and self._dtype == "float64":
+            x = _astype(x, "float64")
+        return x
+
     def query(self, x, k=1, out=None):
         """The k nearest indexed points of every query: (distances, indices), each (n, k),
         nearest first, ties to the smallest index (BallTree's order of the pair).
@@ -257,6 +340,7 @@ class Index:
         out: (distances, indices) to write into: the points' dtype and int64, (n, k).
         """
         fn = "Index.query"
+        x = self._queries(fn, x)
         where, shape, _ = _points(fn, x, "x")
         k = _integer(fn, "k", k, 1, 32)
         if k > len(self):
@@ -267,7 +351,11 @@ class Index:
             indices = _new_result(where, (shape[0], k), "int64")
         else:
             distances, indices = given
-        self._index.nearest(x, indices, distances)
+        if shape[0] == 0:  # no queries: no answers
+            if shape[1] != self.m:
+                _fail(fn, "x", f"has {shape[1]} coordinates a point, the index {self.m}")
+        else:
+            self._index.nearest(x, indices, distances)
         if given is not None:
             return given
         return _as_kind_of(x, distances), _as_kind_of(x, indices)
@@ -283,6 +371,7 @@ class Index:
         with count_only=True, the int64 counts (n,) instead (written into out where given).
         """
         fn = "Index.query_radius"
+        x = self._queries(fn, x)
         where, shape, _ = _points(fn, x, "x")
         r = _real(fn, "r", r)
         if count_only:
@@ -302,8 +391,10 @@ def dbscan(points, eps, min_samples=5, degrees=False, radius=None, metric="haver
            border="nearest-core", out=None):
     """DBSCAN clustering: an int64 array (n,) of cluster labels, -1 for noise.
 
-    points: as within's queries. eps: the neighbourhood's distance (a point at exactly eps is
-        within it). min_samples: the points within eps, itself included, that make a core point
+    points: as within's queries: (latitude, longitude) rows by default (metric="haversine",
+        radians); planar or 3-D data needs metric="euclidean", as in
+        ``kernwerk.dbscan(xy, eps=0.3, min_samples=5, metric="euclidean")``.
+    eps: the neighbourhood's distance (a point at exactly eps is within it). min_samples: the points within eps, itself included, that make a core point
         (scikit-learn's definition).
     border: "nearest-core" (a border point joins the cluster of its nearest core point, ties to
         the smallest index) or "first-cluster" (the smallest-numbered cluster among its core
@@ -315,6 +406,7 @@ def dbscan(points, eps, min_samples=5, degrees=False, radius=None, metric="haver
     textbook's. Returns the labels (out when given).
     """
     fn = "dbscan"
+    points = _as_values(points)
     where, shape, _ = _points(fn, points, "points")
     radius = 1.0 if radius is None else _real(fn, "radius", radius)
     eps = _real(fn, "eps", eps)
@@ -586,8 +678,9 @@ def _transform(fn, x, out, plane, inverse, real, norm, n=None):
 
 
 _FFT_NOTES = """
-    The transform runs along x's last axis, contiguous in memory: a NumPy, CuPy or PyTorch x
-    that is not C-contiguous is copied into one that is first (out must be). norm is
+    The transform runs along x's last axis (fft, ifft, rfft and irfft: along `axis`, of an
+    array of any rank), contiguous in memory: a NumPy, CuPy or PyTorch x that is not
+    C-contiguous is copied into one that is first (out must be). norm is
     NumPy's: "backward" (the default: the inverse scaled by 1/n), "ortho" or "forward". out
     (optional) receives the result; for complex transforms it may be x itself. Plans (FFTW on
     the host, cuFFT on CUDA) are kept for repeated calls of a shape. A non-finite value in x is
@@ -595,26 +688,100 @@ _FFT_NOTES = """
 """
 
 
-def fft(x, norm=None, out=None):
-    """The discrete Fourier transform of a complex 1-D array, or of each row of a 2-D one
-    (numpy.fft.fft along the last axis)."""
-    return _transform("fft", x, out, False, False, False, norm)
+def _along_axis(fn, x, axis, length, complex_input, transform, out):
+    """NumPy's n= and axis= over the transforms of lines: x cropped or padded with zeros to
+    `length` values along `axis` (None: as it is), real values turned complex where the
+    transform takes complex ones (complex_input), integers float64, then the axis moved last and
+    the lines transformed (transform(lines, out)), and the result's axis moved back. Arrays that
+    need none of this go to the transform as they are."""
+    library = _library_of(x)
+    if library not in ("numpy", "cupy", "torch"):
+        if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
+            if length is not None or axis != -1:
+                _fail(fn, "x", "n= and axis= take NumPy, CuPy or PyTorch arrays")
+            return transform(x, out)
+        import numpy
+        x = numpy.asarray(x)
+        library = "numpy"
+    if library == "torch":
+        import torch
+        module = torch
+        kind = "c" if x.is_complex() else "f" if x.is_floating_point() else "i"
+        single = x.dtype in (torch.float32, torch.complex64)
+    else:
+        module = __import__(library)
+        kind = {"c": "c", "f": "f"}.get(x.dtype.kind, "i")
+        single = x.dtype in (module.float32, module.complex64)
+    if kind == "i":
+        x = _astype(x, "float64")
+        kind, single = "f", False
+    if complex_input and kind == "f":
+        x = x.to(module.complex64 if single else module.complex128) if library == "torch" else \
+            x.astype("complex64" if single else "complex128")
+    rank = len(x.shape)
+    if rank == 0:
+        _fail(fn, "x", "must have at least one axis, got a scalar")
+    axis = _integer(fn, "axis", axis, -rank, rank - 1) % rank
+    moved = axis != rank - 1
+    if moved:
+        x = module.movedim(x, axis, -1) if library == "torch" else module.moveaxis(x, axis, -1)
+    if length is not None and length != x.shape[-1]:
+        kept = min(length, x.shape[-1])
+        padded = (module.zeros(tuple(x.shape[:-1]) + (length,), dtype=x.dtype, device=x.device)
+                  if library == "torch" else module.zeros(tuple(x.shape[:-1]) + (length,), dtype=x.dtype))
+        padded[..., :kept] = x[..., :kept]
+        x = padded
+    lead = tuple(x.shape[:-1])
+    if len(lead) > 1:  # more than 2-D: the lines of every leading index
+        x = x.reshape((-1, x.shape[-1]))
+    if not moved and len(lead) <= 1:
+        return transform(x, out)
+    result = transform(x, None)
+    result = result.reshape(lead + (result.shape[-1],))
+    if moved:
+        result = module.movedim(result, -1, axis) if library == "torch" else module.moveaxis(result, -1, axis)
+    if out is None:
+        return result
+    if not hasattr(out, "shape") or tuple(out.shape) != tuple(result.shape) or out.dtype != result.dtype:
+        _fail(fn, "out", f"must be an array of the result's shape {tuple(result.shape)} and dtype "
+              f"{result.dtype}, got {getattr(out, 'shape', type(out))} {getattr(out, 'dtype', '')}")
+    out[...] = result
+    return out
 
 
-def ifft(x, norm=None, out=None):
+def _lines(fn, x, n, axis, norm, out, inverse, real):
+    """fft, ifft, rfft and irfft: NumPy's arguments over the transforms of lines."""
+    if n is not None:
+        n = _integer(fn, "n", n, 1)
+    if real and inverse:  # n: the output's length; the input cropped or padded to n // 2 + 1
+        return _along_axis(fn, x, axis, None if n is None else n // 2 + 1, True,
+                           lambda lines, into: _transform(fn, lines, into, False, True, True, norm, n), out)
+    return _along_axis(fn, x, axis, n, not real,
+                       lambda lines, into: _transform(fn, lines, into, False, inverse, real, norm), out)
+
+
+def fft(x, n=None, axis=-1, norm=None, out=None):
+    """The discrete Fourier transform along one axis (numpy.fft.fft): of complex x, or of real
+    or integer x taken as complex; n values along the axis (x cropped or padded with zeros;
+    None: as many as x has)."""
+    return _lines("fft", x, n, axis, norm, out, False, False)
+
+
+def ifft(x, n=None, axis=-1, norm=None, out=None):
     """The inverse of fft (numpy.fft.ifft)."""
-    return _transform("ifft", x, out, False, True, False, norm)
+    return _lines("ifft", x, n, axis, norm, out, True, False)
 
 
-def rfft(x, norm=None, out=None):
-    """The half spectrum (n // 2 + 1 values along the last axis) of real x (numpy.fft.rfft)."""
-    return _transform("rfft", x, out, False, False, True, norm)
+def rfft(x, n=None, axis=-1, norm=None, out=None):
+    """The half spectrum (n // 2 + 1 values along the axis) of real x (numpy.fft.rfft); n values
+    taken along the axis (cropped or padded with zeros; None: as many as x has)."""
+    return _lines("rfft", x, n, axis, norm, out, False, True)
 
 
-def irfft(x, n=None, norm=None, out=None):
-    """The real signal of n values (default 2 (m - 1)) whose half spectrum is x's last axis of
-    m values (numpy.fft.irfft)."""
-    return _transform("irfft", x, out, False, True, True, norm, n)
+def irfft(x, n=None, axis=-1, norm=None, out=None):
+    """The real signal of n values (default 2 (m - 1)) whose half spectrum is x along the axis,
+    cropped or padded with zeros to n // 2 + 1 values (numpy.fft.irfft)."""
+    return _lines("irfft", x, n, axis, norm, out, True, True)
 
 
 def fft2(x, norm=None, out=None):

@@ -143,7 +143,8 @@ TEST_CASE("cli under mpiexec: a failure on one rank fails the run once, and writ
     CHECK(occurrences(run.err, bad.expected) == 1);
     CHECK_FALSE(exists(out));
   }
-  // A latitude out of range on the last rank: the library's check, agreed on by every rank.
+  // A latitude out of range on the last rank: checked as its share is read (the file and the
+  // point named), agreed on by every rank.
   observations.values[2 * 39 + 1] = 0.5;
   observations.values[2 * 39] = 2.0;
   const auto run = s.run("nearest --obs " + write_points(s, "lat", observations, "f64") + " --ref " + ref +
@@ -151,7 +152,7 @@ TEST_CASE("cli under mpiexec: a failure on one rank fails the run once, and writ
                          launcher(3));
   INFO(run.err);
   CHECK(run.status == 1);
-  CHECK(occurrences(run.err, "observations: rank 2: point") == 1);
+  CHECK(occurrences(run.err, "lat.f64: point 39 (2, 0.5) has a latitude outside [-pi/2, pi/2] radians") == 1);
   CHECK_FALSE(exists(out));
   // The other commands run on one process.
   const auto info = s.run("info", launcher(2));

@@ -203,6 +203,7 @@ TEST_CASE("cli: bad files name the file and line, and leave no output") {
     std::string file;
     const char* expected;
   };
+  const double binary_rows[4] = {0.5, 0.25, -1.6, 0.0};
   const std::vector<bad_case> cases = {
       {"missing file", s.path("nowhere.csv"), "nowhere.csv: cannot open"},
       {"malformed number", s.write("bad1.csv", "lat,lon\n0.1,0.2\n0.3,abc\n"), "bad1.csv:3: 'abc' is not a number"},
@@ -211,7 +212,15 @@ TEST_CASE("cli: bad files name the file and line, and leave no output") {
       {"non-finite value", s.write("bad4.csv", "0.1,inf\n"), "bad4.csv:1: 'inf' is not a finite number"},
       {"empty file", s.write("empty.csv", "lat,lon\n"), "empty.csv: no points"},
       {"binary of a partial point", s.write("bad.f64", std::string(24, '\0')), "bad.f64: size 24 bytes"},
-      {"latitude out of range", s.write("bad5.csv", "0.1,0.2\n2.0,0.1\n"), "--obs: point 1"},
+      {"latitude out of range", s.write("bad5.csv", "lat,lon\n0.1,0.2\n\n2.0,0.1\n"),
+       "bad5.csv:4: point 1 (2, 0.10000000000000001) has a latitude outside [-pi/2, pi/2] radians"},
+      {"degrees given as radians", s.write("bad6.csv", "45.5,10\n"),
+       "bad6.csv:1: point 0 (45.5, 10) has a latitude outside [-pi/2, pi/2] radians (the values look "
+       "like degrees: add --degrees)"},
+      {"longitude beyond two turns", s.write("bad7.csv", "0.1,0.2\n0.1,13\n"),
+       "bad7.csv:2: point 1 (0.10000000000000001, 13) has a longitude outside [-4 pi, 4 pi] radians"},
+      {"latitude of a binary file", s.write("bad8.f64", std::string(reinterpret_cast<const char*>(binary_rows), 32)),
+       "bad8.f64: point 1 (-1.6000000000000001, 0) has a latitude outside [-pi/2, pi/2] radians"},
   };
   for (const auto& bad : cases) {
     CAPTURE(bad.name);

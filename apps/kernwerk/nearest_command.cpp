@@ -31,15 +31,22 @@ template <class T>
 using host_matrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
 // This rank's share of a point file: its part of a binary file, read here, or its part of a CSV
-// file that rank 0 reads and scatters. Errors are every rank's alike.
-point_set read_share(const process_group& group, const std::string& path, std::size_t dimension) {
+// file that rank 0 reads and scatters; its coordinates checked (check_sphere_points). Errors are
+// every rank's alike.
+point_set read_share(const process_group& group, const std::string& path, std::size_t dimension,
+                     const nearest_options& options) {
   point_set points;
   if (is_binary_point_file(path) || group.size() == 1) {
-    group.together([&] { points = read_points(path, dimension, group.rank(), group.size()); });
+    group.together([&] {
+      points = read_points(path, dimension, group.rank(), group.size());
+      check_sphere_points(points, options.metric, options.units);
+    });
     return points;
   }
   group.together([&] {
-    if (group.rank() == 0) points = read_points(path, dimension);
+    if (group.rank() != 0) return;
+    points = read_points(path, dimension);
+    check_sphere_points(points, options.metric, options.units);
   });
   points.dimension = dimension;
   points.total = group.broadcast(points.total);
@@ -98,8 +105,8 @@ int run_nearest(const arguments& args, const process_group& group) {
   if (args.has("--strategy"))
     throw usage_error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
 #endif
-  const point_set observations = read_share(group, args.required("--obs"), dimension);
-  const point_set references = read_share(group, args.required("--ref"), dimension);
+  const point_set observations = read_share(group, args.required("--obs"), dimension, options);
+  const point_set references = read_share(group, args.required("--ref"), dimension, options);
 
   const std::size_t n = observations.count;
   std::vector<std::int64_t> indices(n * k);

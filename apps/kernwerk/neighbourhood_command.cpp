@@ -59,7 +59,9 @@ int run_within(const arguments& args) {
   if (args.required("--queries") == "-" && args.required("--points") == "-")
     throw usage_error("--queries, --points: only one of them can be standard input ('-')");
   const point_set queries = read_points(args.required("--queries"), dimension);
+  check_sphere_points(queries, options.metric, options.units);
   const point_set points = read_points(args.required("--points"), dimension);
+  check_sphere_points(points, options.metric, options.units);
   Kokkos::View<std::int64_t*, Kokkos::HostSpace> offsets("offsets", queries.count + 1);
   Kokkos::View<std::int64_t*, Kokkos::HostSpace> indices("indices", 0);
   Kokkos::View<double*, Kokkos::HostSpace> distances("distances", 0);
@@ -100,6 +102,7 @@ int run_dbscan(const arguments& args) {
   const std::size_t dimension = point_dimension(args, options.metric == metric_kind::haversine);
   const std::string output = args.required("--out");
   const point_set points = read_points(args.required("--in"), dimension);
+  check_sphere_points(points, options.metric, options.units);
   Kokkos::View<std::int64_t*, Kokkos::HostSpace> labels("labels", points.count);
   std::int64_t clusters = 0;
   std::string space_name;

@@ -9,10 +9,12 @@
 #include <iostream>
 #include <sstream>
 #include <system_error>
+#include <type_traits>
 
 #include <sys/stat.h>
 
 #include "kernwerk/error.hpp"
+#include "kernwerk/impl/geometry/point_checks.hpp"
 #include "npy_file.hpp"
 
 namespace kernwerk::cli {
@@ -101,6 +103,7 @@ point_set read_csv(const std::string& path, std::istream& in, std::size_t dimens
         if (!std::isfinite(value)) fail_line(path, line_number, "'" + field + "' is not a finite number");
         points.f64.push_back(value);
       }
+      points.lines.push_back(line_number);
     } catch (const error&) {
       in.clear();
       if (size != std::string::npos && (!in.seekg(0, std::ios::end) || in.tellg() != std::streamoff(size)))
@@ -220,7 +223,27 @@ point_set read_points(const std::string& path, std::size_t dimension, int part, 
     points.total = points.count;
   }
   if (points.total == 0) fail(name, "no points");
+  points.name = name;
   return points;
+}
+
+void check_sphere_points(const point_set& points, metric_kind metric, angle_unit units) {
+  if (metric != metric_kind::haversine) return;
+  const auto check = [&](const auto& values) {
+    using scalar = typename std::decay_t<decltype(values)>::value_type;
+    const Kokkos::View<const scalar**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> rows(
+        values.data(), points.count, points.dimension);
+    const auto limits = impl::point_limits<scalar>(metric, units);
+    for (std::size_t i = 0; i < points.count; ++i) {
+      if (!impl::invalid_point(rows, std::int64_t(i), limits)) continue;
+      const auto row = Kokkos::subview(rows, i, Kokkos::ALL());
+      fail(points.lines.empty() ? points.name : points.name + ":" + std::to_string(points.lines[i]),
+           impl::describe_point(std::int64_t(points.first + i), row) + " " +
+               impl::invalid_point_rule<scalar>(row, metric, units, "(the values look like degrees: add --degrees)"));
+    }
+  };
+  if (points.single_precision) check(points.f32);
+  else check(points.f64);
 }
 
 void format_neighbours(const std::vector<std::int64_t>& indices, const std::vector<double>& distances,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kernwerk/index_options.hpp"
+
 namespace kernwerk::cli {
 
 // Values of one file (or of a share of its points), row-major: point i is
@@ -24,6 +26,8 @@ struct point_set {
   std::size_t dimension = 0;
   std::size_t first = 0;  // the file's index of the first point held
   std::size_t total = 0;  // points in the file
+  std::string name;       // of the file, as errors name it
+  std::vector<std::size_t> lines;  // CSV: the line of each point held (binary files: none)
 };
 
 // Binary files (.f32, .f64, .npy), of which each MPI rank can read its own share.
@@ -38,6 +42,12 @@ std::size_t share_first(std::size_t count, int part, int parts);
 // unreadable file, malformed number, non-finite value, wrong column count, a binary size that is
 // not a whole number of points, no points at all.
 point_set read_points(const std::string& path, std::size_t dimension, int part = 0, int parts = 1);
+
+// Refuses, before any work, a point that the searches on the sphere would refuse (a latitude
+// past the poles, a longitude beyond two turns; non-finite values are refused as the file is
+// read): the file and its line (CSV) or the point, the rule it breaks, and where radians look
+// like degrees, the hint to add --degrees.
+void check_sphere_points(const point_set& points, metric_kind metric, angle_unit units);
 
 // The nearest-neighbour result as CSV text, handed to `emit` in pieces: a header line when
 // `header` ("index,distance" for k = 1, else index_0,distance_0,...), then one line per

@@ -91,31 +91,39 @@ coordinate_limits point_limits(metric_kind metric, angle_unit units) {
   return {static_cast<double>(static_cast<Scalar>(pi / 2)), 4 * pi};
 }
 
+// The rule a refused point breaks (a non-finite coordinate, the latitude, the longitude), as
+// "has ...", with `degrees_hint` after it where a latitude in radians past the poles would be
+// one in degrees. `host`: the point's coordinates (host_point).
+template <class Scalar, class HostPoint>
+std::string invalid_point_rule(const HostPoint& host, metric_kind metric, angle_unit units,
+                               const std::string& degrees_hint) {
+  bool finite = true;
+  for (std::size_t d = 0; d < host.extent(0); ++d) finite = finite && std::isfinite(double(host(d)));
+  if (!finite || metric != metric_kind::haversine) return "has a non-finite coordinate";
+  const bool degrees = units == angle_unit::degrees;
+  const coordinate_limits limits = point_limits<Scalar>(metric, units);
+  const double latitude = host.extent(0) > 0 ? double(host(0)) : 0.0;
+  if (std::abs(latitude) <= limits.first)
+    return degrees ? "has a longitude outside [-720, 720] degrees"
+                   : "has a longitude outside [-4 pi, 4 pi] radians";
+  std::string rule = degrees ? "has a latitude outside [-90, 90] degrees"
+                             : "has a latitude outside [-pi/2, pi/2] radians";
+  if (!degrees && std::abs(latitude) <= 90.0) rule += " " + degrees_hint;
+  return rule;
+}
+
 // The error for row `row` of `points`, which the checks refused: its values and the one rule it
-// breaks (a non-finite coordinate, the latitude, the longitude), with a hint where a latitude in
-// radians past the poles would be one in degrees.
+// breaks.
 template <class Points>
 invalid_argument invalid_point_error(const char* fn, const char* name, const Points& points,
                                      std::int64_t row, metric_kind metric, angle_unit units) {
   const auto host = host_point(points, row);
-  bool finite = true;
-  for (std::size_t d = 0; d < host.extent(0); ++d) finite = finite && std::isfinite(double(host(d)));
-  std::string rule = "has a non-finite coordinate";
-  if (finite && metric == metric_kind::haversine) {
-    const bool degrees = units == angle_unit::degrees;
-    const coordinate_limits limits = point_limits<typename Points::non_const_value_type>(metric, units);
-    const double latitude = host.extent(0) > 0 ? double(host(0)) : 0.0;
-    if (std::abs(latitude) > limits.first) {
-      rule = degrees ? "has a latitude outside [-90, 90] degrees"
-                     : "has a latitude outside [-pi/2, pi/2] radians";
-      if (!degrees && std::abs(latitude) <= 90.0)
-        rule += " (degrees given as radians? the angle units are radians unless degrees are asked for)";
-    } else {
-      rule = degrees ? "has a longitude outside [-720, 720] degrees"
-                     : "has a longitude outside [-4 pi, 4 pi] radians";
-    }
-  }
-  return invalid_argument(fn, name, describe_point(row, host) + " " + rule);
+  return invalid_argument(
+      fn, name,
+      describe_point(row, host) + " " +
+          invalid_point_rule<typename Points::non_const_value_type>(
+              host, metric, units,
+              "(degrees given as radians? the angle units are radians unless degrees are asked for)"));
 }
 
 // Finite coordinates, and for the haversine metric latitudes within the poles and longitudes

@@ -295,6 +295,37 @@ def test_index_euclidean_against_numpy_and_empty():
     assert (empty.query_radius(queries, 1.0, count_only=True) == 0).all()
 
 
+def test_index_self_query_bound_and_indices_alone():
+    """x=None (each point leaves itself out, its copies stay), distance_upper_bound (SciPy's
+    marks past it), return_distance=False, against NumPy's float64 brute force."""
+    points = sphere_points(RNG, 400)
+    points[5] = points[2]  # a copy: each finds the other first, at distance 0
+    index = kw.Index(points)
+    true = haversine_matrix(points, points)
+    np.fill_diagonal(true, np.inf)
+    distances, indices = index.query(k=4)
+    rows = np.arange(400)[:, None]
+    assert indices.shape == (400, 4) and (indices != rows).all()
+    assert np.allclose(distances, np.sort(true, axis=1)[:, :4], rtol=1e-12, atol=1e-15)
+    assert np.allclose(true[rows, indices], distances, rtol=1e-12, atol=1e-15)
+    assert indices[5, 0] == 2 and indices[2, 0] == 5 and distances[2, 0] == 0
+    alone = index.query(k=4, return_distance=False)
+    assert (alone == indices).all()
+    queries = sphere_points(RNG, 50)
+    plain_d, plain_i = index.query(queries, k=6)
+    bound = float(np.median(plain_d))
+    bounded_d, bounded_i = index.query(queries, k=6, distance_upper_bound=bound)
+    far = plain_d > bound
+    assert far.any() and (~far).any()
+    assert (bounded_i[far] == 400).all() and np.isinf(bounded_d[far]).all()
+    assert (bounded_i[~far] == plain_i[~far]).all() and (bounded_d[~far] == plain_d[~far]).all()
+    out = (np.zeros((400, 2)), np.zeros((400, 2), np.int64))
+    written = index.query(k=2, out=out)
+    assert written[0] is out[0] and written[1] is out[1] and (out[1] == indices[:, :2]).all()
+    with pytest.raises(ValueError, match="kernwerk.Index.query: k: "):
+        kw.Index(points[:3]).query(k=3)
+
+
 @pytest.mark.parametrize("call, argument", [
     (lambda p, i: kw.Index(p, metric="taxicab"), "metric"),
     (lambda p, i: kw.Index(p[:, :1]), "points"),

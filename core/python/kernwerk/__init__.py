@@ -148,6 +148,27 @@ def _astype(array, dtype):
     return array
 
 
+def _copy(array):
+    """A copy of array from its own library (NumPy, CuPy, PyTorch); others' arrays as they are."""
+    library = _library_of(array)
+    if library == "torch":
+        return array.clone()
+    return array.copy() if library in ("numpy", "cupy") else array
+
+
+def _arange_like(array, n):
+    """0, 1, ..., n - 1 as int64 in array's library and place."""
+    library = _library_of(array)
+    if library == "torch":
+        import torch
+        return torch.arange(n, device=array.device)
+    if library == "cupy":
+        import cupy
+        return cupy.arange(n)
+    import numpy
+    return numpy.arange(n)
+
+
 def _as_values(array):
     """array as NumPy users expect it taken: lists and buffers through NumPy, integers as
     float64, negative strides (a reversed axis, obs[:, ::-1]) copied. Arrays that need none of
@@ -319,6 +340,7 @@ class Index:
         radius = 1.0 if radius is None else _real(fn, "radius", radius)
         self.metric, self.degrees, self.radius = metric, bool(degrees), radius
         self._index = _core.make_index(points, metric, self.degrees, radius)
+        self._points = _copy(points)  # the queries of query(x=None)
         self.n, self.m = shape[0], shape[1]  # (as cKDTree: points and coordinates per point)
 
     def __len__(self):
@@ -332,33 +354,62 @@ class Index:
             x = _astype(x, "float64")
         return x
 
-    def query(self, x, k=1, out=None):
+    def query(self, x=None, k=1, return_distance=True, distance_upper_bound=None, out=None):
         """The k nearest indexed points of every query: (distances, indices), each (n, k),
         nearest first, ties to the smallest index (BallTree's order of the pair).
 
-        x: (n, dimension) queries. k: 1 to 32 (and at most the points indexed).
+        x: (n, dimension) queries; None: the indexed points themselves, each leaving itself out
+            of its own neighbours (scikit-learn's kneighbors() without X; of equal points, the
+            others stay).
+        k: 1 to 32 (31 with x=None), and at most the points indexed (less one with x=None).
+        return_distance: False to return the indices alone.
+        distance_upper_bound: neighbours farther than this are marked as SciPy's cKDTree marks
+            missing ones: distance inf, index len(index) (None: no bound).
         out: (distances, indices) to write into: the points' dtype and int64, (n, k).
         """
         fn = "Index.query"
+        itself = x is None
+        if itself:
+            x = self._points
         x = self._queries(fn, x)
         where, shape, _ = _points(fn, x, "x")
-        k = _integer(fn, "k", k, 1, 32)
-        if k > len(self):
-            _fail(fn, "k", f"{k} neighbours, but the index holds {len(self)} points")
+        k = _integer(fn, "k", k, 1, 31 if itself else 32)
+        if k + itself > len(self):
+            _fail(fn, "k", f"{k} neighbours, but the index holds {len(self)} points" +
+                  (" (each leaves itself out)" if itself else ""))
+        bound = None if distance_upper_bound is None else _real(fn, "distance_upper_bound",
+                                                                distance_upper_bound)
         given = _output_pair(fn, out)
-        if given is None:
-            distances = _new_result(where, (shape[0], k), self._dtype)
-            indices = _new_result(where, (shape[0], k), "int64")
-        else:
-            distances, indices = given
+        if given is not None:
+            _, out_shape, _ = _info(fn, given[0], "out[0]")
+            if tuple(out_shape) != (shape[0], k):
+                _fail(fn, "out[0]", f"has shape {tuple(out_shape)}, not {(shape[0], k)}")
+        columns = k + itself
+        direct = given is not None and not itself
+        distances, indices = given if direct else (_new_result(where, (shape[0], columns), self._dtype),
+                                                   _new_result(where, (shape[0], columns), "int64"))
         if shape[0] == 0:  # no queries: no answers
             if shape[1] != self.m:
                 _fail(fn, "x", f"has {shape[1]} coordinates a point, the index {self.m}")
         else:
             self._index.nearest(x, indices, distances)
+        if not direct:
+            distances, indices = _as_kind_of(x, distances), _as_kind_of(x, indices)
+        if itself and shape[0] > 0:  # each row without its own index (else without its last)
+            own = indices == _arange_like(indices, shape[0])[:, None]
+            own[~own.any(1), -1] = True
+            distances, indices = distances[~own].reshape(shape[0], k), indices[~own].reshape(shape[0], k)
+        elif itself:
+            distances, indices = distances[:, :k], indices[:, :k]
+        if bound is not None:
+            far = distances > bound
+            distances[far] = float("inf")
+            indices[far] = len(self)
+        if given is not None and not direct:
+            given[0][...], given[1][...] = distances, indices
         if given is not None:
-            return given
-        return _as_kind_of(x, distances), _as_kind_of(x, indices)
+            distances, indices = given
+        return (distances, indices) if return_distance else indices
 
     def query_radius(self, x, r, return_distance=True, count_only=False, out=None):
         """Every indexed point within distance r of each query, as kernwerk.within returns them.

@@ -281,14 +281,13 @@ const machine_costs& machine_costs_of(const nearest_tuning& tuning) {
 
 // The automatic method: the one the cost model predicts the faster, the index's build counted
 // in full (docs/architecture.md, "The automatic method"). Where the brute force would be the
-// generic float64 scan, the index takes every set past a few pairs: its search is that scan over
-// the references its boxes cannot rule out, so it never costs more.
+// generic float64 scan (always for the Euclidean metric, which no tuned scan covers), the index
+// takes every set past a few pairs: its search is that scan over the references its boxes
+// cannot rule out, so it never costs more.
 template <class ExecutionSpace>
 method_choice choose_method(const nearest_options& options, std::size_t n, std::size_t m,
                             std::size_t k, bool brute_tuned) {
   if (options.method != method_kind::automatic) return {options.method, "asked for"};
-  if (options.metric != metric_kind::haversine)
-    return {method_kind::brute, "the automatic method indexes the haversine metric only"};
   if (options.implementation == implementation_kind::tuned)
     return {method_kind::brute, "the tuned implementation was asked for"};
   if (!brute_tuned) {

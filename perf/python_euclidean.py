@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Times kernwerk.nearest on Euclidean points from Python (NumPy arrays, the host) beside SciPy's
+cKDTree, build and query together, as a SciPy user calls both: uniform points in the unit square
+or cube, k = 1 and 16. Writes JSON in kernwerk_bench_nearest's schema (one record per variant,
+dimension and k).
+
+  PYTHONPATH=build/host/python python3 perf/python_euclidean.py --machine NAME --json FILE
+                                       [--sizes 1e5,1e6] [--k 1,16] [--repeat 3]
+
+kernwerk runs with method="auto" (its report says which method ran; the record names it).
+Every answer is checked against cKDTree's distances (equal to rounding: "wrong" counts the
+observations whose k-th distance differs by more than 1e-12 relative).
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+import kernwerk
+
+
+def best_and_median(run, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2], times[0], result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1e5,1e6")
+    parser.add_argument("--k", default="1,16")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--machine", default="unnamed")
+    parser.add_argument("--json", required=True)
+    args = parser.parse_args()
+    random = np.random.default_rng(2026)
+    records = []
+    for size in (int(float(s)) for s in args.sizes.split(",")):
+        for dimension in (2, 3):
+            references = random.uniform(0, 1, (size, dimension))
+            observations = random.uniform(0, 1, (size, dimension))
+            for k in (int(v) for v in args.k.split(",")):
+                kw_median, kw_best, (_, kw_distances) = best_and_median(
+                    lambda: kernwerk.nearest(observations, references, k=k, metric="euclidean"), args.repeat)
+                tree_median, tree_best, (tree_distances, _) = best_and_median(
+                    lambda: cKDTree(references).query(observations, k=k, workers=-1), args.repeat)
+                tree_distances = tree_distances.reshape(size, -1)
+                wrong = int(np.sum(np.abs(kw_distances[:, -1] - tree_distances[:, -1]) >
+                                   1e-12 * np.maximum(tree_distances[:, -1], 1e-300)))
+                for name, median, best in ((f"kernwerk-auto-{dimension}d", kw_median, kw_best),
+                                           (f"scipy-ckdtree-{dimension}d", tree_median, tree_best)):
+                    records.append({"variant": name, "k": k, "observations": size, "references": size,
+                                    "median_seconds": median, "best_seconds": best,
+                                    "pairs_per_second": size * size / median, "wrong_of_all": wrong})
+                print(f"{dimension}-D {size} x {size} k {k:<2d}: kernwerk {1e3 * kw_median:9.1f} ms, "
+                      f"cKDTree {1e3 * tree_median:9.1f} ms (build and query), {wrong} differ", flush=True)
+    with open(args.json, "w") as f:
+        json.dump({"benchmark": "euclidean-python", "machine": args.machine, "execution_space": "OpenMP",
+                   "metric": "euclidean", "precision": "float64", "repeat": args.repeat,
+                   "kernwerk": kernwerk.__version__,
+                   "note": "kernwerk.nearest(method auto) and cKDTree(ref).query(obs, workers=-1), each "
+                           "build and query together, uniform points in the unit square or cube",
+                   "results": records}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

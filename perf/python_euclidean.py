@@ -13,22 +13,12 @@ observations whose k-th distance differs by more than 1e-12 relative).
 """
 import argparse
 import json
-import time
 
 import numpy as np
+from peers_common import timed
 from scipy.spatial import cKDTree
 
 import kernwerk
-
-
-def best_and_median(run, repeat):
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2], times[0], result
 
 
 def main():
@@ -46,10 +36,10 @@ def main():
             references = random.uniform(0, 1, (size, dimension))
             observations = random.uniform(0, 1, (size, dimension))
             for k in (int(v) for v in args.k.split(",")):
-                kw_median, kw_best, (_, kw_distances) = best_and_median(
-                    lambda: kernwerk.nearest(observations, references, k=k, metric="euclidean"), args.repeat)
-                tree_median, tree_best, (tree_distances, _) = best_and_median(
-                    lambda: cKDTree(references).query(observations, k=k, workers=-1), args.repeat)
+                kw_median, kw_best, (_, kw_distances) = timed(
+                    lambda: kernwerk.nearest(observations, references, k=k, metric="euclidean"), args.repeat, False)
+                tree_median, tree_best, (tree_distances, _) = timed(
+                    lambda: cKDTree(references).query(observations, k=k, workers=-1), args.repeat, False)
                 tree_distances = tree_distances.reshape(size, -1)
                 wrong = int(np.sum(np.abs(kw_distances[:, -1] - tree_distances[:, -1]) >
                                    1e-12 * np.maximum(tree_distances[:, -1], 1e-300)))

@@ -17,7 +17,7 @@ import json
 import time
 
 import numpy as np
-from peers_common import record, uniform_sphere, wrong_of_256
+from peers_common import record, timed, uniform_sphere, wrong_of_256
 
 import kernwerk
 
@@ -32,16 +32,6 @@ def per_call(run, calls):
         times.append(time.perf_counter() - start)
     times.sort()
     return times[len(times) // 2], times[0], np.concatenate(answers)
-
-
-def once(run, repeat=3):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2], times[0]
 
 
 def main():
@@ -61,9 +51,9 @@ def main():
     steps = [uniform_sphere(n, random) for _ in range(calls)]
     observations = np.concatenate(steps)
     records = []
-    median, best = once(lambda: kernwerk.Index(references))
+    median, best, _ = timed(lambda: kernwerk.Index(references), 3, False)
     records.append(record("kernwerk-index-build", 0, m, median, best, None))
-    median, best = once(lambda: BallTree(references, metric="haversine"))
+    median, best, _ = timed(lambda: BallTree(references, metric="haversine"), 3, False)
     records.append(record("sklearn-balltree-build", 0, m, median, best, None))
     index, tree = kernwerk.Index(references), BallTree(references, metric="haversine")
     for k in (int(v) for v in args.k.split(",")):

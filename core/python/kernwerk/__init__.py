@@ -745,15 +745,12 @@ def _along_axis(fn, x, axis, length, complex_input, transform, out):
     transform takes complex ones (complex_input), integers float64, then the axis moved last and
     the lines transformed (transform(lines, out)), and the result's axis moved back. Arrays that
     need none of this go to the transform as they are."""
+    x = _as_values(x)  # lists through NumPy, integers as float64
     library = _library_of(x)
     if library not in ("numpy", "cupy", "torch"):
-        if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
-            if length is not None or axis != -1:
-                _fail(fn, "x", "n= and axis= take NumPy, CuPy or PyTorch arrays")
-            return transform(x, out)
-        import numpy
-        x = numpy.asarray(x)
-        library = "numpy"
+        if length is not None or axis != -1:
+            _fail(fn, "x", "n= and axis= take NumPy, CuPy or PyTorch arrays")
+        return transform(x, out)
     if library == "torch":
         import torch
         module = torch
@@ -763,7 +760,7 @@ def _along_axis(fn, x, axis, length, complex_input, transform, out):
         module = __import__(library)
         kind = {"c": "c", "f": "f"}.get(x.dtype.kind, "i")
         single = x.dtype in (module.float32, module.complex64)
-    if kind == "i":
+    if kind == "i":  # booleans
         x = _astype(x, "float64")
         kind, single = "f", False
     if complex_input and kind == "f":

@@ -179,7 +179,7 @@ void within_index(const ExecutionSpace& space, const char* fn,
   launch_for("kernwerk::within::fill", space, search.size(),
              fill_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
                                 decltype(starts), decltype(found), decltype(found_distances)>{
-                 search.rule, queries, search.order, starts, found, found_distances});
+                 search.rule, search.queries, search.order, starts, found, found_distances});
   space.fence();
 
   if (indices.extent(0) != std::size_t(total))

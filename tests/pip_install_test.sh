@@ -10,6 +10,8 @@ venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$python" -m venv --system-site-packages "$venv/env" \
   || { echo "pip_install_test: $python -m venv failed (Debian: python3-venv)"; exit 1; }
+"$venv/env/bin/python" -c "import setuptools, wheel" \
+  || { echo "pip_install_test: pip's build needs setuptools and wheel (Debian: python3-setuptools python3-wheel)"; exit 1; }
 KERNWERK_BUILD_DIR=$build "$venv/env/bin/pip" install --no-build-isolation --no-deps --no-index \
   --disable-pip-version-check -q "$source"
 "$venv/env/bin/pip" show kernwerk | grep "^Version: " || { echo "pip_install_test: no metadata"; exit 1; }

@@ -116,7 +116,7 @@ dense_array read_array(const std::string& path, const std::string& option,
   a.bytes.resize(need);
   in.seekg(std::streamoff(offset));
   if (!in.read(a.bytes.data(), std::streamsize(need))) fail(option, path, "read error");
-  if (column_major) {  // value (r, c) at c * rows + r: make it row-major
+  if (column_major && need > 0) {  // value (r, c) at c * rows + r: make it row-major
     const std::size_t rows = a.shape[0], columns = a.shape[1], size = a.value_size();
     std::vector<char> row_major(need);
     for (std::size_t r = 0; r < rows; ++r)

@@ -91,17 +91,20 @@ npy_header read_npy_header(std::istream& in, const std::string& name) {
   const auto close = dict.find(')', shape);
   if (close == std::string::npos) fail(name, ".npy header's 'shape' is malformed");
   std::size_t value = 0;
-  bool digits = false;
+  bool digits = false, ended = false;  // ended: a space or L closed the number, a comma must follow
   for (std::size_t c = shape + 1; c <= close; ++c) {
     const char ch = dict[c];
     if (std::isdigit(static_cast<unsigned char>(ch))) {
+      if (ended) fail(name, ".npy header's 'shape' is malformed");
       if (value > (SIZE_MAX - 9) / 10) fail(name, ".npy shape too large");
       value = value * 10 + std::size_t(ch - '0'), digits = true;
     } else if (ch == ',' || ch == ')') {
       if (digits) header.shape.push_back(value);
       else if (ch == ',') fail(name, ".npy header's 'shape' is malformed");
-      value = 0, digits = false;
-    } else if (ch != ' ' && ch != 'L') {
+      value = 0, digits = ended = false;
+    } else if (ch == ' ' || ch == 'L') {
+      ended = digits;
+    } else {
       fail(name, ".npy header's 'shape' is malformed");
     }
   }

@@ -166,7 +166,8 @@ TEST_CASE("cli: k nearest, methods, implementations and backends") {
   for (const std::string extra :
        {std::string("--k 3 --method indexed"), std::string("--k 5 --method brute --implementation generic"),
         std::string("--method brute --implementation auto"), "--k 2 --backend " + host_backend,
-        std::string("--k 32")}) {
+        std::string("--k 32"), std::string("--k 40 --method indexed"),
+        std::string("--k 500 --method brute --implementation generic")}) {
     CAPTURE(extra);
     const auto result = s.run(common + " " + extra);
     INFO(result.err);
@@ -185,7 +186,7 @@ TEST_CASE("cli: k nearest, methods, implementations and backends") {
     test::check_all(observations, references, read_output(s.path("out.csv"), k),
                     nearest_options{});
   }
-  for (const std::string bad : {"--k 0", "--k 33", "--method fast", "--implementation best",
+  for (const std::string bad : {"--k 0", "--k 501", "--method fast", "--implementation best",
                                 "--backend abacus"}) {
     CAPTURE(bad);
     const auto result = s.run(common + " " + bad);
@@ -263,7 +264,6 @@ TEST_CASE("cli: the bad-input catalogue") {
     else if (name == "empty_observations") obs_rows.clear();
     else if (name == "empty_references") ref_rows.clear();
     else if (name == "k_zero") extra = " --k 0";
-    else if (name == "k_above_32") extra = " --k 33";
     else if (name == "k_above_references") extra = " --k 4";
     else if (name == "reference_dimension") ref_rows = {"0,0,0", "0.3,0.1,0", "0.6,0.2,0"};
     else if (name == "bad_metric") extra += " --metric l1";

@@ -163,7 +163,7 @@ TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: the single-process answer on every layo
   for (const std::string layout : {"uniform", "cap-1e-2", "ring", "duplicates", "polar"}) {
     const rows observations = sphere_layout(layout, 1500, 900, true);
     const rows references = sphere_layout(layout, 1500, 900, false);
-    for (const std::size_t k : {std::size_t(1), std::size_t(8)}) {
+    for (const std::size_t k : {std::size_t(1), std::size_t(8), std::size_t(40)}) {
       CAPTURE(layout);
       CAPTURE(k);
       compare<Space>(observations, references, even(), even(), k, {});

@@ -285,8 +285,6 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: the bad-input catalogue", Space, catalogue) 
       expect(c.observations, points("none", 0, 2), indices, distances);
     else if (name == "k_zero")
       expect(c.observations, c.references, index_matrix("i", 4, 0), distance_matrix("d", 4, 0));
-    else if (name == "k_above_32")
-      expect(c.observations, c.references, index_matrix("i", 4, 33), distance_matrix("d", 4, 33));
     else if (name == "k_above_references")
       expect(c.observations, c.references, index_matrix("i", 4, 4), distance_matrix("d", 4, 4));
     else if (name == "reference_dimension")

@@ -1,6 +1,7 @@
 // kernwerk::nearest on the layouts users bring (perf/layouts.hpp: clustered, banded and
-// track-shaped sets, duplicates, a pole), every method, k from 1 to 32, against the float64
-// brute force.
+// track-shaped sets, duplicates, a pole), every method, k from 1 to every reference, against the
+// float64 brute force.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -45,6 +46,61 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: every layout, every method, k up to 32", Spa
   }
 }
 TEST_CASE_TEMPLATE_APPLY(layouts_all, enabled_spaces);
+
+// Above k = 32 the lists lie in lent memory: every layout and method, lists lent for all the
+// searches at once and for 7 at a time (many turns a call, a short last one), k = 33, 100 and
+// every reference; the Euclidean metric on clusters with duplicates; the tuned scans refuse it.
+TEST_CASE_TEMPLATE_DEFINE("nearest: k above 32, every layout, lists lent in turns", Space, wide_k) {
+  const auto check_ks = [](const host_points& observations, const host_points& references,
+                           metric_kind metric, std::vector<std::size_t> ks) {
+    for (const std::size_t k : ks) {
+      CAPTURE(k);
+      auto all = variants<Space>(metric, int(k));
+      all.push_back({"auto", nearest_options{}});
+      all.back().options.metric = metric;
+      for (const std::size_t lent : {std::size_t(1) << 28, 7 * k * 20 + 19}) {
+        CAPTURE(lent);
+        for (auto v : all) {
+          CAPTURE(v.name);
+          v.options.tuning.wide_list_bytes = lent;
+          v.options.tuning.order_min_concurrency = 0;  // the index's search in cell order too
+          v.options.tuning.order_per_thread = 0;
+          check_all(observations, references, run_nearest<Space>(observations, references, v.options, k),
+                    v.options);
+        }
+      }
+    }
+  };
+  for (const auto& name : layouts::names()) {
+    CAPTURE(name);
+    const auto sets = layouts::make(name, 61, 300, 80);
+    const auto references = as_points(sets.references);
+    check_ks(as_points(sets.observations), references, metric_kind::haversine, {33, 100, references.count()});
+  }
+  std::mt19937_64 random(81);
+  std::normal_distribution<double> spread(0.0, 0.05);
+  for (int dimension : {2, 3}) {
+    CAPTURE(dimension);
+    host_points observations, references;
+    observations.dimension = references.dimension = std::size_t(dimension);
+    for (host_points* set : {&references, &observations})
+      for (int i = 0; i < 250; ++i) {  // five clusters, every fourth point a duplicate
+        const double c = double(i % 5) * 3.0;
+        double p[3] = {c + spread(random), c - spread(random), spread(random)};
+        if (i % 4 == 3) std::copy(set->values.end() - dimension, set->values.end(), p);
+        set->values.insert(set->values.end(), p, p + dimension);
+      }
+    check_ks(observations, references, metric_kind::euclidean, {40, 249, 250});
+  }
+  if (impl::nearest_tuned<Space>::available) {
+    nearest_options tuned;
+    tuned.method = method_kind::brute;
+    tuned.implementation = implementation_kind::tuned;
+    const auto points = uniform_sphere(40, 82);
+    CHECK_THROWS_AS(run_nearest<Space>(points, points, tuned, 33), kernwerk::unsupported);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(wide_k, enabled_spaces);
 
 // The automatic method on every layout, this machine's probe included: whichever method the
 // cost model picks, the answers are the float64 brute force's, and the report gives the

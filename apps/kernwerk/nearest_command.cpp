@@ -85,7 +85,7 @@ int run_nearest(const arguments& args, const process_group& group) {
   nearest_report report;  // which method ran, and why
   options.report = &report;
   const long long k = args.integer("--k", 1);
-  if (k < 1 || k > 32) throw usage_error("--k: must be 1 to 32");
+  if (k < 1) throw usage_error("--k: must be at least 1");
   const std::size_t dimension = point_dimension(args, options.metric == metric_kind::haversine);
   const std::string output = args.required("--out");
   const std::string format =
@@ -108,6 +108,9 @@ int run_nearest(const arguments& args, const process_group& group) {
   const point_set observations = read_share(group, args.required("--obs"), dimension, options);
   const point_set references = read_share(group, args.required("--ref"), dimension, options);
 
+  if (static_cast<unsigned long long>(k) > references.total)
+    throw error("--k: " + std::to_string(k) + " neighbours, but --ref holds " + std::to_string(references.total) +
+                " points");
   const std::size_t n = observations.count;
   std::vector<std::int64_t> indices(n * k);
   std::vector<double> distances(n * k);

@@ -597,8 +597,8 @@ contains
     else if (index_columns /= n) then
       status = invalid(fn, "indices", "has " // text(index_columns) // " columns for " // &
                        text(n) // " observations")
-    else if (k < 1 .or. k > 32) then
-      status = invalid(fn, "indices", "has " // text(k) // " rows: k must be 1 to 32")
+    else if (k < 1) then
+      status = invalid(fn, "indices", "has 0 rows: k must be at least 1")
     else if (distance_rows /= k .or. distance_columns /= n) then
       status = invalid(fn, "distances", "shape (" // text(distance_rows) // ", " // &
                        text(distance_columns) // ") differs from indices' (" // text(k) // ", " // text(n) // ")")

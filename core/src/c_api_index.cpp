@@ -71,7 +71,9 @@ kw_status nearest_of(const Handle* index, const char* fn, const char* queries_na
   return guarded(fn, [&] {
     require(index != nullptr, fn, "index", "is NULL");
     require_count(fn, "n", n);
-    require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+    require(k >= 1, fn, "k", "must be at least 1, got " + std::to_string(k));
+    require(k <= index->size(), fn, "k",
+            std::to_string(k) + " neighbours, but the index holds " + std::to_string(index->size()) + " points");
     require_pointer(fn, queries_name, queries, n);
     require_pointer(fn, "indices", indices, n);
     require_pointer(fn, "distances", distances, n);

@@ -118,7 +118,7 @@ inline void require_nearest_arguments(const char* fn, kw_memory memory, int64_t 
   require_count(fn, "n", n);
   require_count(fn, "m", m);
   require(dimension >= 1, fn, "dimension", "must be at least 1");
-  require(k >= 1 && k <= 32, fn, "k", "must be 1 to 32, got " + std::to_string(k));
+  require(k >= 1, fn, "k", "must be at least 1, got " + std::to_string(k));
   require(m == 0 || k <= m, fn, "k",
           std::to_string(k) + " neighbours, but m = " + std::to_string(m) + " references");
   require_pointer(fn, "observations", observations, n);

@@ -195,7 +195,7 @@ void call(reader& in, kw_type type) {
       }
     }
     if (refused(status, name)) return;
-    KERNWERK_FUZZ_REQUIRE(sane && metric_known && enums_known && k >= 1 && k <= 32);
+    KERNWERK_FUZZ_REQUIRE(sane && metric_known && enums_known && k >= 1 && k <= m);
     const span idx_span{out_pointer, rows_n * kk * 8}, dist_span{dist_pointer, rows_n * kk * sizeof(T)};
     // (the index keeps its own copy of the references: its query may write over the caller's)
     const std::vector<span> inputs = function == 0 ? std::vector<span>{obs_span, ref_span} : std::vector<span>{obs_span};

@@ -95,6 +95,22 @@ def test_nearest_list_input_and_generic_implementation():
         assert list(indices[:, 0]) == [0, 1]
 
 
+def test_nearest_k_above_32_matches_numpy():
+    obs, ref = sphere_points(RNG, 120), sphere_points(RNG, 300)
+    ref[7] = ref[8] = ref[9]  # equal distances: the smaller index first
+    for k in (33, 100, 300):
+        for method in ("brute", "indexed"):
+            indices, distances = kw.nearest(obs, ref, k=k, method=method)
+            check_neighbours(obs, ref, indices, distances, k)
+            assert (indices[np.isin(indices, [7, 8, 9])].reshape(-1, 3) == [7, 8, 9]).all()
+    index = kw.Index(ref)
+    distances, indices = index.query(obs, k=64)
+    check_neighbours(obs, ref, indices, distances, 64)
+    distances, indices = index.query(k=299)  # itself left out: every other point
+    assert all(set(row) == set(range(300)) - {r} for r, row in enumerate(indices.tolist()))
+    assert (np.diff(distances, axis=1) >= 0).all()
+
+
 @pytest.mark.parametrize("call, argument", [
     (lambda o, r: kw.nearest(o, r, k=0), "k"),
     (lambda o, r: kw.nearest(o, r, k=33), "k"),

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Exact nearest-neighbour search: for each observation point, the indices of the k nearest
-/// reference points (k = 1 to 32, nearest first) and the distances to them.
+/// reference points (any k up to their count, nearest first) and the distances to them.
 #include "kernwerk/nearest_options.hpp"
 #include "kernwerk/impl/nearest/dispatch.hpp"
 
@@ -18,7 +18,10 @@ namespace kernwerk {
 /// Outputs are rank-1 Views (k = 1) or rank-2 Views (n, k) of an integer type (indices) and of
 /// float or double (distances). The neighbours returned are true nearest ones when distances
 /// are evaluated in float64; among reference points at the same float64 distance the smallest
-/// index wins. Every method and implementation returns the same.
+/// index wins. Every method and implementation returns the same. Above k = 32 each search
+/// keeps its list in memory the call lends it (20 bytes a neighbour, at most 256 MiB at once)
+/// instead of in registers: a slower path, exact all the same, which the tuned brute forces do
+/// not take.
 ///
 /// Views that the execution space cannot access are copied into its memory space for the call
 /// (and results copied back), in chunks when they exceed options.memory_budget, and as a
@@ -26,7 +29,7 @@ namespace kernwerk {
 /// ExecutionSpace::memory_space to avoid the copies.
 ///
 /// \throws kernwerk::invalid_argument naming the argument, before any output is written, when
-/// an input is unusable: empty sets, mismatched dimensions, k outside 1..32 or above the
+/// an input is unusable: empty sets, mismatched dimensions, k below 1 or above the
 /// reference count, outputs shorter than the observations or overlapping an input or each
 /// other, NaN or infinite coordinates, latitudes outside [-90, 90] degrees or longitudes outside
 /// [-720, 720] (two turns either way; the same in radians), a radius that is not

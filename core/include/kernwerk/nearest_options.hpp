@@ -40,6 +40,9 @@ struct nearest_tuning {
   std::int64_t order_min_concurrency = 4096;
   std::int64_t order_per_thread = 1;  ///< see order_min_concurrency
   std::int64_t order_min_references = std::int64_t(1) << 16;  ///< see order_min_concurrency
+  /// k above 32: the bytes of lists lent to searches at once (20 a neighbour); the searches run
+  /// in turns within them
+  std::size_t wide_list_bytes = std::size_t(1) << 28;
 };
 
 /// Options of kernwerk::nearest; the defaults search haversine distances in radians.

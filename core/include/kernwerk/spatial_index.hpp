@@ -58,7 +58,7 @@ class spatial_index {
       : spatial_index(space, points, options, "spatial_index", "points", true) {}
 
   /// Fills indices(i[, q]) and distances(i[, q]) with the k nearest points of every query,
-  /// k = 1 for rank-1 outputs, the column count (1 to 32, at most size()) of rank-2 ones.
+  /// k = 1 for rank-1 outputs, the column count (at least 1, at most size()) of rank-2 ones.
   /// Queries and outputs out of the execution space's reach go through its memory as
   /// kernwerk::nearest's do: copied in one piece, pipelined in chunks beside the search, or in
   /// chunks within options.memory_budget (and smaller ones where an allocation fails).

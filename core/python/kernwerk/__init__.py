@@ -227,7 +227,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
         are taken as float64); n may be 0 (empty answers).
     ref: (m, 2) or (m, 3) array in the same place (host or GPU) as obs; float32 beside float64
         is taken as float64.
-    k: 1 to 32 (and at most m).
+    k: at least 1 and at most m (above 32 a slower path, exact all the same).
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
     method: "auto" (the library chooses), "brute" (every pair) or "indexed" (a spatial index
         over ref). All give the same answer.
@@ -242,7 +242,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
     fn = "nearest"
     obs, ref = _point_sets(fn, obs, "obs", ref, "ref")
     where, shape, dtype = _points(fn, obs, "obs")
-    k = _integer(fn, "k", k, 1, 32)
+    k = _integer(fn, "k", k, 1)
     _, ref_shape, _ = _info(fn, ref, "ref")
     if len(ref_shape) == 2 and k > ref_shape[0]:
         _fail(fn, "k", f"{k} neighbours, but ref holds {ref_shape[0]} points")
@@ -361,7 +361,7 @@ class Index:
         x: (n, dimension) queries; None: the indexed points themselves, each leaving itself out
             of its own neighbours (scikit-learn's kneighbors() without X; of equal points, the
             others stay).
-        k: 1 to 32 (31 with x=None), and at most the points indexed (less one with x=None).
+        k: at least 1 and at most the points indexed (less one with x=None).
         return_distance: False to return the indices alone.
         distance_upper_bound: neighbours farther than this are marked as SciPy's cKDTree marks
             missing ones: distance inf, index len(index) (None: no bound).
@@ -373,7 +373,7 @@ class Index:
             x = self._points
         x = self._queries(fn, x)
         where, shape, _ = _points(fn, x, "x")
-        k = _integer(fn, "k", k, 1, 31 if itself else 32)
+        k = _integer(fn, "k", k, 1)
         if k + itself > len(self):
             _fail(fn, "k", f"{k} neighbours, but the index holds {len(self)} points" +
                   (" (each leaves itself out)" if itself else ""))

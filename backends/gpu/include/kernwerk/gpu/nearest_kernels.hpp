@@ -554,7 +554,7 @@ template <class Runtime>
 struct nearest_gpu_tuned {
   static constexpr bool available = true;
   static bool covers(metric_kind metric, int k) {
-    return metric == metric_kind::haversine && k >= 1 && k <= impl::max_neighbours;
+    return metric == metric_kind::haversine && k >= 1 && k <= impl::local_list_capacity;
   }
 
   template <class Observations, class References, class Output>

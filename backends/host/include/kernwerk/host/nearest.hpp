@@ -91,7 +91,8 @@ struct scan_blocks {
     for (int p = 0; p < count; ++p) {
       const std::int64_t i = first + p;
       if (too_many[p])
-        impl::brute_force<Metric, Capacity, Output>{metric, output, references.count, k}(i);
+        impl::brute_force<Metric, Capacity, Output, impl::list_memory<Capacity, Kokkos::HostSpace>>{
+            metric, output, references.count, k, {}, 0}(i);
       else
         impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, i, *rows.list[p]);
     }
@@ -104,7 +105,7 @@ struct nearest_host_tuned {
   static bool covers(metric_kind metric, int k) {
     return metric == metric_kind::haversine && k >= 1 && k <= host::most_neighbours;
   }
-  static_assert(host::most_neighbours == impl::max_neighbours, "the scan covers every k");
+  static_assert(host::most_neighbours == impl::local_list_capacity, "the scan covers every local list");
 
   template <class Observations, class References, class Output>
   static void run(const ExecutionSpace& space, const Observations& observations,

@@ -17,8 +17,6 @@
 
 namespace kernwerk::impl {
 
-inline constexpr int max_neighbours = 32;
-
 template <class Indices, class Distances>
 constexpr void require_output_views() {
   static_assert(Kokkos::is_view<Indices>::value && (Indices::rank == 1 || Indices::rank == 2),
@@ -47,10 +45,7 @@ std::size_t check_outputs(const char* fn, const Indices& indices, const Distance
   require_length_at_least(fn, "indices", indices, n, rows_name);
   require_length_at_least(fn, "distances", distances, n, rows_name);
   const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
-  if (k < 1 || k > max_neighbours)
-    throw invalid_argument(fn, "indices",
-                           std::to_string(k) + " columns: k must be 1 to " +
-                               std::to_string(max_neighbours));
+  if (k < 1) throw invalid_argument(fn, "indices", "0 columns: k must be at least 1");
   if (Distances::rank == 2 && distances.extent(1) != k)
     throw invalid_argument(fn, "distances",
                            std::to_string(distances.extent(1)) + " columns, but indices have " +

@@ -170,7 +170,7 @@ struct nearest_runner {
       if constexpr (nearest_tuned<ExecutionSpace>::available)
         nearest_tuned<ExecutionSpace>::run(space, obs, ref, output, k, scale, radius);
     } else {
-      nearest_generic(space, obs, ref, output, k, haversine, scale, radius);
+      nearest_generic(space, obs, ref, output, k, haversine, scale, radius, tuning.wide_list_bytes);
     }
   }
 };

@@ -73,15 +73,16 @@ struct euclidean_bvh_metric {
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 
-template <class Metric, class Bvh, int Capacity, class Output, class Order>
+template <class Metric, class Bvh, int Capacity, class Output, class Order, class Lists>
 struct bvh_query {
   using metric_type = Metric;
-  using list_type = neighbour_list<Capacity>;
   Metric metric;
   Bvh bvh;
   Output output;
   int k;
   Order order;  // the observation each thread searches for
+  Lists lists;
+  std::int64_t first;  // the thread of the launch's first search (slot 0 of the lists)
 
   static constexpr int stack_size = 64;  // > the tree's depth, log2 of the leaf count
 
@@ -196,7 +197,7 @@ struct bvh_query {
     const std::int64_t i = order(t);
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
-    neighbour_list<Capacity> list(k, Metric::margin);
+    auto list = lists.list(k, Metric::margin, t - first);
     visited_block visited;
     if (bvh.grid.used) {
       visited.cell[0] = bvh.grid.axis_cell(o.x);
@@ -230,7 +231,7 @@ struct grid_stage {
     const std::int64_t i = query.order(t);
     const auto o = query.metric.observation(i);
     const key_evaluator<typename Query::metric_type> keys{query.metric, o};
-    typename Query::list_type list(query.k, Query::metric_type::margin);
+    auto list = query.lists.list(query.k, Query::metric_type::margin, t - query.first);
     const auto& grid = query.bvh.grid;
     const int cell[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
     if (query.search_grid(o, keys, cell, list))
@@ -260,27 +261,34 @@ void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n
   using metric_type = Metric;
 
   const array order = order_queries(space, metric, n, bvh, tuning, scratch);
-  with_capacity(k, [&](auto capacity) {
-    using query_type = bvh_query<metric_type, Bvh, decltype(capacity)::value, Output, array>;
-    const query_type query{metric, bvh, output, k, order};
-    if (!bvh.grid.used) {
-      Kokkos::parallel_for("kernwerk::nearest::indexed", policy(space, 0, n), query);
-      return;
-    }
-    const array pending(scratch.template take<std::int64_t>(n), n);
-    using count_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
-    const count_type pending_count(scratch.template take<atomic_count>(1), 1);
-    Kokkos::deep_copy(space, pending_count, 0);
-    Kokkos::parallel_for("kernwerk::nearest::indexed_grid", policy(space, 0, n),
-                         grid_stage<query_type, array, count_type>{query, pending, pending_count});
-    atomic_count pending_total = 0;
-    Kokkos::deep_copy(space, Kokkos::View<atomic_count, Kokkos::HostSpace>(&pending_total),
-                      Kokkos::subview(pending_count, 0));
-    space.fence();
-    const auto unsettled = static_cast<std::int64_t>(pending_total);
-    if (unsettled > 0)
-      Kokkos::parallel_for("kernwerk::nearest::indexed_hierarchy", policy(space, 0, unsettled),
-                           query_type{metric, bvh, output, k, pending});
+  const array pending(bvh.grid.used ? scratch.template take<std::int64_t>(n) : nullptr,
+                      bvh.grid.used ? n : 0);
+  using count_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
+  const count_type pending_count(bvh.grid.used ? scratch.template take<atomic_count>(1) : nullptr,
+                                 bvh.grid.used ? 1 : 0);
+  with_any_capacity(k, [&](auto capacity) {
+    constexpr int Capacity = decltype(capacity)::value;
+    const auto launch = [&](const auto& lists, std::int64_t first, std::int64_t last) {
+      using query_type =
+          bvh_query<metric_type, Bvh, Capacity, Output, array, std::decay_t<decltype(lists)>>;
+      const query_type query{metric, bvh, output, k, order, lists, first};
+      if (!bvh.grid.used) {
+        Kokkos::parallel_for("kernwerk::nearest::indexed", policy(space, first, last), query);
+        return;
+      }
+      Kokkos::deep_copy(space, pending_count, 0);
+      Kokkos::parallel_for("kernwerk::nearest::indexed_grid", policy(space, first, last),
+                           grid_stage<query_type, array, count_type>{query, pending, pending_count});
+      atomic_count pending_total = 0;
+      Kokkos::deep_copy(space, Kokkos::View<atomic_count, Kokkos::HostSpace>(&pending_total),
+                        Kokkos::subview(pending_count, 0));
+      space.fence();
+      const auto unsettled = static_cast<std::int64_t>(pending_total);
+      if (unsettled > 0)
+        Kokkos::parallel_for("kernwerk::nearest::indexed_hierarchy", policy(space, 0, unsettled),
+                             query_type{metric, bvh, output, k, pending, lists, 0});
+    };
+    in_list_runs<Capacity>(space, n, k, tuning.wide_list_bytes, launch);
   });
   space.fence();  // before the scratch is given back
 }

@@ -11,9 +11,11 @@
 // Up to 16 neighbours the list is a sorted array; above, a binary max-heap (the worst kept
 // candidate on top, sorted once at the end) with 32-bit indices. For k = 32 the list lives in
 // local memory, where the sorted array's shifting spills to DRAM on a GPU; the sorted array
-// stays the faster for small k (perf/results/layouts-*; commit 2b03475).
+// stays the faster for small k (perf/results/layouts-*; commit 2b03475). Above 32 neighbours
+// (wide_capacity) the heap's entries lie in memory lent to each search (list_memory).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdint>
 #include <type_traits>
@@ -22,20 +24,38 @@
 
 namespace kernwerk::impl {
 
-// The entries and their order, shared by both lists.
+// The entries' storage: arrays of the list's own (local memory) ...
 template <int Capacity, class Index>
-struct neighbour_entries {
-  static constexpr double unknown = -1.0;  // keys are never negative
-
-  int k;  // neighbours wanted, 1..Capacity
-  int size = 0;
-  double margin;  // of the chords
+struct local_entries {
+  using index_type = Index;
   double chord[Capacity];
   double key[Capacity];
   Index index[Capacity];
+};
 
+// ... or k entries of memory lent for one search.
+struct lent_entries {
+  using index_type = std::int32_t;
+  double* chord;
+  double* key;
+  std::int32_t* index;
+};
+
+// The entries and their order, shared by both lists.
+template <class Storage>
+struct neighbour_entries : Storage {
+  using Index = typename Storage::index_type;
+  static constexpr double unknown = -1.0;  // keys are never negative
+
+  int k;  // neighbours wanted, at most the storage's
+  int size = 0;
+  double margin;  // of the chords
+
+  // (local arrays left uninitialised: entries are written before they are read)
   KOKKOS_INLINE_FUNCTION neighbour_entries(int wanted, double chord_margin)
       : k(wanted), margin(chord_margin) {}
+  KOKKOS_INLINE_FUNCTION neighbour_entries(int wanted, double chord_margin, const Storage& storage)
+      : Storage(storage), k(wanted), margin(chord_margin) {}
 
   KOKKOS_INLINE_FUNCTION bool full() const { return size == k; }
 
@@ -44,37 +64,37 @@ struct neighbour_entries {
   template <class KeyOf>
   KOKKOS_INLINE_FUNCTION bool before(double c, double& candidate_key, std::int64_t j, int e,
                                      const KeyOf& key_of) {
-    if (c < chord[e] - margin) return true;
-    if (c > chord[e] + margin) return false;
+    if (c < this->chord[e] - margin) return true;
+    if (c > this->chord[e] + margin) return false;
     if (candidate_key == unknown) candidate_key = key_of(j);
-    if (key[e] == unknown) key[e] = key_of(index[e]);
-    return candidate_key < key[e] || (candidate_key == key[e] && j < index[e]);
+    if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
+    return candidate_key < this->key[e] || (candidate_key == this->key[e] && j < this->index[e]);
   }
 
   // The key of element e, evaluated if it was never needed.
   template <class KeyOf>
   KOKKOS_INLINE_FUNCTION double final_key(int e, const KeyOf& key_of) {
-    if (key[e] == unknown) key[e] = key_of(index[e]);
-    return key[e];
+    if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
+    return this->key[e];
   }
 
  protected:
   KOKKOS_INLINE_FUNCTION void move(int from, int to) {
-    chord[to] = chord[from];
-    key[to] = key[from];
-    index[to] = index[from];
+    this->chord[to] = this->chord[from];
+    this->key[to] = this->key[from];
+    this->index[to] = this->index[from];
   }
   KOKKOS_INLINE_FUNCTION void place(int e, double c, double candidate_key, std::int64_t j) {
-    chord[e] = c;
-    key[e] = candidate_key;
-    index[e] = static_cast<Index>(j);
+    this->chord[e] = c;
+    this->key[e] = candidate_key;
+    this->index[e] = static_cast<Index>(j);
   }
 };
 
 // Kept in order: an insertion shifts the entries after it.
 template <int Capacity>
-struct sorted_neighbours : neighbour_entries<Capacity, std::int64_t> {
-  using neighbour_entries<Capacity, std::int64_t>::neighbour_entries;
+struct sorted_neighbours : neighbour_entries<local_entries<Capacity, std::int64_t>> {
+  using neighbour_entries<local_entries<Capacity, std::int64_t>>::neighbour_entries;
 
   // Whether a candidate with this chord can enter the list at all.
   KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const {
@@ -102,9 +122,9 @@ struct sorted_neighbours : neighbour_entries<Capacity, std::int64_t> {
 // A max-heap: an insertion moves log2(k) entries. Indices are 32-bit (references are fewer
 // than 2^31: check_reference_count), which keeps the local memory of a list at 20 bytes a
 // neighbour.
-template <int Capacity>
-struct neighbour_heap : neighbour_entries<Capacity, std::int32_t> {
-  using neighbour_entries<Capacity, std::int32_t>::neighbour_entries;
+template <class Storage>
+struct neighbour_heap : neighbour_entries<Storage> {
+  using neighbour_entries<Storage>::neighbour_entries;
 
   double limit = DBL_MAX;  // chords beyond it cannot enter: the worst kept one's + margin once full
 
@@ -162,9 +182,54 @@ struct neighbour_heap : neighbour_entries<Capacity, std::int32_t> {
   }
 };
 
+// The most neighbours a list holds in its own arrays (local memory): the tuned scans' k.
+inline constexpr int local_list_capacity = 32;
+// The capacity of lists of more neighbours, whose entries are lent (list_memory).
+inline constexpr int wide_capacity = 0;
+
 template <int Capacity>
-using neighbour_list =
-    std::conditional_t<(Capacity > 16), neighbour_heap<Capacity>, sorted_neighbours<Capacity>>;
+using neighbour_list = std::conditional_t<
+    Capacity == wide_capacity, neighbour_heap<lent_entries>,
+    std::conditional_t<(Capacity > 16), neighbour_heap<local_entries<Capacity, std::int32_t>>,
+                       sorted_neighbours<Capacity>>>;
+
+// The memory of the lists of one launch: none where they hold their entries, else k entries
+// (20 bytes each) for each of `searches` searches at once, search s taking slot s.
+template <int Capacity, class MemorySpace>
+struct list_memory {
+  KOKKOS_INLINE_FUNCTION neighbour_list<Capacity> list(int k, double margin, std::int64_t) const {
+    return neighbour_list<Capacity>(k, margin);
+  }
+};
+
+template <class MemorySpace>
+struct list_memory<wide_capacity, MemorySpace> {
+  Kokkos::View<double*, MemorySpace> chord, key;
+  Kokkos::View<std::int32_t*, MemorySpace> index;
+  int k = 0;
+
+  list_memory() = default;
+  list_memory(std::int64_t searches, int wanted)
+      : chord(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::wide_chords"),
+              searches * wanted),
+        key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::wide_keys"),
+            searches * wanted),
+        index(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::nearest::wide_indices"),
+              searches * wanted),
+        k(wanted) {}
+
+  KOKKOS_INLINE_FUNCTION neighbour_list<wide_capacity> list(int wanted, double margin,
+                                                            std::int64_t slot) const {
+    const std::int64_t at = slot * k;
+    return neighbour_list<wide_capacity>(wanted, margin, lent_entries{&chord(at), &key(at), &index(at)});
+  }
+};
+
+// Searches that run at once with lists of k > 32 entries: as many as `bytes` of lists hold.
+inline std::int64_t wide_list_searches(std::int64_t searches, int k, std::size_t bytes) {
+  const std::int64_t by_memory = std::int64_t(bytes / (std::size_t(k) * 20));
+  return std::max<std::int64_t>(1, std::min(searches, by_memory));
+}
 // Evaluates keys of one observation on demand, for neighbour_list.
 template <class Metric>
 struct key_evaluator {

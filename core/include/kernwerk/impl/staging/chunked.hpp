@@ -33,28 +33,30 @@ struct merge_chunk {
   int k, k_chunk, kept;  // kept: entries already in the running lists
   std::int64_t offset;
 
+  KOKKOS_INLINE_FUNCTION bool chunk_before(std::int64_t i, int b, int a) const {
+    return chunk_key(i, b) < best_key(i, a) ||
+           (chunk_key(i, b) == best_key(i, a) && chunk_index(i, b) + offset < best_index(i, a));
+  }
+
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
-    std::int64_t index[32];
-    double key[32];
+    // How many of each list the k best take ...
     int a = 0, b = 0;
-    for (int q = 0; q < k; ++q) {
-      const bool take_chunk =
-          a >= kept || (b < k_chunk && (chunk_key(i, b) < best_key(i, a) ||
-                                        (chunk_key(i, b) == best_key(i, a) &&
-                                         chunk_index(i, b) + offset < best_index(i, a))));
-      if (take_chunk && b >= k_chunk) break;  // both exhausted: fewer than k so far
-      if (take_chunk) {
-        index[q] = chunk_index(i, b) + offset;
-        key[q] = chunk_key(i, b++);
-      } else {
-        index[q] = best_index(i, a);
-        key[q] = best_key(i, a++);
-      }
+    while (a + b < k) {
+      if (a < kept && (b >= k_chunk || !chunk_before(i, b, a))) ++a;
+      else if (b < k_chunk) ++b;
+      else break;  // both exhausted: fewer than k so far
     }
-    const int filled = a + b;
-    for (int q = 0; q < filled; ++q) {
-      best_index(i, q) = index[q];
-      best_key(i, q) = key[q];
+    // ... then merged from the back, in place: position a + b - 1 holds no entry still to be read.
+    for (int q = a + b - 1; q >= 0; --q) {
+      if (a == 0 || (b > 0 && !chunk_before(i, b - 1, a - 1))) {
+        --b;
+        best_index(i, q) = chunk_index(i, b) + offset;
+        best_key(i, q) = chunk_key(i, b);
+      } else {
+        --a;
+        best_index(i, q) = best_index(i, a);
+        best_key(i, q) = best_key(i, a);
+      }
     }
   }
 };

@@ -25,10 +25,12 @@ ensure_deb_src() {
   if apt-get source --print-uris -q trilinos >/dev/null 2>&1; then return; fi
   # Everything this script says goes to standard error: prepare_source's standard output is
   # the source path its caller captures.
-  echo "kw: adding a deb-src entry for bookworm (needed for 'apt-get source trilinos')" >&2
-  cat > /etc/apt/sources.list.d/kernwerk-deb-src.sources <<'EOF'
+  local mirror
+  mirror=$("$here/debian-mirror.sh") || fail "no Debian archive to take trilinos' source from"
+  echo "kw: adding a deb-src entry for bookworm at $mirror (needed for 'apt-get source trilinos')" >&2
+  cat > /etc/apt/sources.list.d/kernwerk-deb-src.sources <<EOF
 Types: deb-src
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: bookworm
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg

@@ -27,6 +27,7 @@
 #include "kernwerk/spatial_index.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/strided_views.hpp"
+#include "kernwerk/info.hpp"
 #include "kernwerk/integrate.hpp"
 #include "kernwerk/linear_algebra.hpp"
 #include "kernwerk/nearest.hpp"
@@ -719,16 +720,7 @@ void fft(const array_ref& in, const array_ref& out, const std::string& form, boo
 
 void initialize() {
   if (Kokkos::is_initialized()) return;
-  // Kokkos' OpenMP backend warns when OMP_PROC_BIND is unset; in a Python process the binding
-  // is the application's to choose, so the warning is left out unless the user set a binding.
-  const bool quiet = std::getenv("OMP_PROC_BIND") == nullptr;
-#if KOKKOS_VERSION >= 30700
-  Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(quiet));
-#else
-  Kokkos::InitArguments arguments;
-  arguments.disable_warnings = quiet;
-  Kokkos::initialize(arguments);
-#endif
+  kernwerk::initialize_kokkos();  // quiet about OMP_PROC_BIND, as the C API
   initialised_here = true;
 }
 

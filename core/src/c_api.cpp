@@ -38,17 +38,7 @@ kw_status kernwerk::c_api::initialize(const char* function, int local_rank) {
   if (Kokkos::is_initialized()) return KW_SUCCESS;  // the application's Kokkos, on its device
   try {
     const int devices = local_rank >= 0 ? kernwerk::visible_devices() : 0;
-    if (devices > 0) {
-#if KOKKOS_VERSION >= 30700
-      Kokkos::initialize(Kokkos::InitializationSettings().set_device_id(local_rank % devices));
-#else
-      Kokkos::InitArguments arguments;
-      arguments.device_id = local_rank % devices;
-      Kokkos::initialize(arguments);
-#endif
-    } else {
-      Kokkos::initialize();
-    }
+    kernwerk::initialize_kokkos(devices > 0 ? local_rank % devices : -1);
     initialised_here = true;
     return KW_SUCCESS;
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdlib>
 #include <ostream>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -46,6 +47,20 @@ int visible_devices() {
   if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
 #endif
   return count;
+}
+
+void initialize_kokkos(int device) {
+  const bool quiet = std::getenv("OMP_PROC_BIND") == nullptr;
+#if KOKKOS_VERSION >= 30700
+  auto settings = Kokkos::InitializationSettings().set_disable_warnings(quiet);
+  if (device >= 0) settings.set_device_id(device);
+  Kokkos::initialize(settings);
+#else
+  Kokkos::InitArguments arguments;
+  arguments.disable_warnings = quiet;
+  arguments.device_id = device;
+  Kokkos::initialize(arguments);
+#endif
 }
 
 }  // namespace kernwerk

@@ -1,6 +1,9 @@
-# ctest driver: install the build tree into a scratch prefix, then configure, build and run the
-# consumer project against it, as a user would, in C++, C and (when built) Fortran; and import
-# the Python package from its install (when built).
+# ctest driver: install the build tree into a scratch prefix and move the prefix elsewhere, then
+# configure, build and run the consumer project against it, as a user would, in C++, C and
+# (when built) Fortran, through CMake and pkg-config; and import the Python package from its
+# install (when built). Where Kokkos is installed beside Kernwerk (KOKKOS_PREFIX: the build's),
+# Kernwerk's package files must not name the build's Kokkos.
+set(installed ${WORK}/installed)
 set(prefix ${WORK}/prefix)
 file(REMOVE_RECURSE ${WORK})
 set(programs "${WORK}/build/consumer" "${WORK}/build/consumer_c")
@@ -16,8 +19,24 @@ macro(run_step)
   endif()
   string(APPEND all_out "${out}")
 endmacro()
+run_step(${CMAKE_COMMAND} --install ${BUILD} --prefix ${installed})
+file(RENAME ${installed} ${prefix})
+if(KOKKOS_PREFIX)
+  file(GLOB_RECURSE package_files ${prefix}/*/cmake/Kernwerk/*.cmake ${prefix}/*/pkgconfig/kernwerk*.pc)
+  if(NOT package_files)
+    message(FATAL_ERROR "no Kernwerk package files under ${prefix}")
+  endif()
+  foreach(file IN LISTS package_files)
+    file(READ ${file} text)
+    foreach(path ${KOKKOS_PREFIX} ${installed})
+      string(FIND "${text}" "${path}" at)
+      if(NOT at EQUAL -1)
+        message(FATAL_ERROR "${file} names ${path}: the prefix does not stand alone")
+      endif()
+    endforeach()
+  endforeach()
+endif()
 foreach(step
-    "${CMAKE_COMMAND};--install;${BUILD};--prefix;${prefix}"
     "${CMAKE_COMMAND};-S;${SOURCE};-B;${WORK}/build;-G;Ninja;-DCMAKE_PREFIX_PATH=${prefix};-DCMAKE_CXX_COMPILER=${COMPILER};-DCMAKE_BUILD_TYPE=Release;-DWITH_FORTRAN=${FORTRAN}"
     "${CMAKE_COMMAND};--build;${WORK}/build"
     ${programs})

@@ -13,4 +13,10 @@ void print_build_info(std::ostream& out);
 /// none). Kokkos need not be initialised: this is how a launcher picks a device for a rank.
 int visible_devices();
 
+/// Initialises Kokkos as Kernwerk's C, Fortran and Python interfaces do: on GPU `device` (-1:
+/// Kokkos' choice), and without Kokkos' warnings (its advice to set OMP_PROC_BIND among them)
+/// unless the environment sets OMP_PROC_BIND: in a library the threads' binding is the
+/// application's to choose. The tool binds its threads itself instead.
+void initialize_kokkos(int device = -1);
+
 }  // namespace kernwerk

@@ -334,25 +334,27 @@ def python_table():
 
 def dbscan_table():
     """Radius search and DBSCAN (dbscan-*.json from kernwerk_bench_dbscan) beside the peers run on
-    the same sets (dbscan-peers-*.json: perf/dbscan_peers.py),
-    matched by machine, set and size. A peer that was not run shows why."""
-    columns = ["scikit-learn", "cuML"]
+    the same sets (dbscan-peers-*.json: perf/dbscan_peers.py, and kernwerk_peer_arborx_dbscan for
+    ArborX, which also times the radius searches), matched by machine, workload, set and size. A
+    peer that was not run shows why."""
+    columns = ["scikit-learn", "cuML", "ArborX"]
     lines = [
-        "| machine | space | workload | set | size | kernwerk | scikit-learn | cuML | kernwerk's answer | records |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| machine | space | workload | set | size | kernwerk | scikit-learn | cuML | ArborX | kernwerk's answer | records |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     peers, files = {}, {}
     for run in load(os.path.join(RESULTS, "dbscan-peers-*.json")):
         for r in run["results"]:
-            peers[(run["machine"], r["set"], r["size"], r["peer"])] = r
+            column = "ArborX" if r["peer"].startswith("ArborX") else r["peer"]
+            peers[(run["machine"], r["workload"], r["set"], r["size"], column)] = r
             files.setdefault(run["machine"], []).append(run["file"])
     for run in load(os.path.join(RESULTS, "dbscan-*.json")):
         if "dbscan-peers-" in run["file"]:
             continue
         for r in run["results"]:
             def peer(name):
-                found = peers.get((run["machine"], r["set"], r["size"], name))
-                if not found or r["workload"] != "dbscan":
+                found = peers.get((run["machine"], r["workload"], r["set"], r["size"], name))
+                if not found:
                     return "-"
                 return median_shown(found) if found["median_seconds"] is not None else found["note"]
             sources = ", ".join(f"`{f}`" for f in [run["file"]] + sorted(set(files.get(run["machine"], []))))

@@ -1,4 +1,5 @@
-// Times kernwerk::within and kernwerk::dbscan on the default execution space and writes JSON
+// Times kernwerk::within (rows sorted with distances, and unsorted without), count_within and
+// kernwerk::dbscan on the default execution space and writes JSON
 // records for perf/results_table.py. Every timed answer is first checked on a sample against a
 // float64 brute force on the host (counts of neighbours; for DBSCAN, each sampled point's core
 // status, that its core neighbours share its cluster, and the border rule).
@@ -80,6 +81,15 @@ void within_case(const std::string& layout, int s, int repeat, int samples, std:
   std::ostringstream note;
   note << double(host_offsets[n]) / double(n) << " neighbours a query; " << wrong << " wrong of " << samples;
   out.push_back({"within", layout, power(s) + " x 2^14", median, best, note.str()});
+  // The set only (row_order::any, no distances), as ArborX's radius search returns it.
+  within_options unsorted;
+  unsorted.order = row_order::any;
+  const auto [set_median, set_best] =
+      timed([&] { within(space(), q, p, radius, offsets, indices, unsorted); }, repeat);
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace>(host_offsets.data(), n + 1), offsets);
+  const int set_wrong = check_counts(queries, points, radius, host_offsets, nearest_options{}, samples);
+  out.push_back({"within_unsorted", layout, power(s) + " x 2^14", set_median, set_best,
+                 "no distances: " + std::to_string(set_wrong) + " wrong of " + std::to_string(samples)});
   Kokkos::View<int*, memory> counts("counts", n);
   const auto [count_median, count_best] =
       timed([&] { count_within(space(), q, p, radius, counts); }, repeat);

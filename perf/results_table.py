@@ -353,7 +353,9 @@ def dbscan_table():
             continue
         for r in run["results"]:
             def peer(name):
-                found = peers.get((run["machine"], r["workload"], r["set"], r["size"], name))
+                # ArborX's radius search returns the unsorted set: its row is within's
+                workload = "within" if r["workload"] == "within_unsorted" else r["workload"]
+                found = peers.get((run["machine"], workload, r["set"], r["size"], name))
                 if not found:
                     return "-"
                 return median_shown(found) if found["median_seconds"] is not None else found["note"]

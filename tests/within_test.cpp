@@ -53,6 +53,50 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  // Unsorted rows (row_order::any), with and without distances, one-shot and kept: each row
+  // the same neighbours at the same distances, bit for bit, once sorted here.
+  within_options any = options;
+  any.order = row_order::any;
+  const auto same_rows = [&](bool with_distances) {
+    const auto offsets_got = to_host_vector<std::int64_t, Space>(offsets);
+    auto indices_got = to_host_vector<std::int64_t, Space>(indices);
+    auto distances_got = to_host_vector<double, Space>(distances);
+    CHECK(offsets_got == got.offsets);
+    REQUIRE(indices_got.size() == got.indices.size());
+    if (with_distances) REQUIRE(distances_got.size() == got.distances.size());
+    for (std::size_t i = 0; i + 1 < offsets_got.size(); ++i) {
+      std::vector<std::pair<double, std::int64_t>> row;
+      for (std::int64_t p = offsets_got[i]; p < offsets_got[i + 1]; ++p)
+        row.emplace_back(with_distances ? distances_got[p] : 0.0, indices_got[p]);
+      std::sort(row.begin(), row.end(), [&](const auto& a, const auto& b) {
+        return with_distances ? a < b : a.second < b.second;
+      });
+      std::vector<std::int64_t> want(got.indices.begin() + got.offsets[i], got.indices.begin() + got.offsets[i + 1]);
+      if (!with_distances) std::sort(want.begin(), want.end());
+      for (std::size_t r = 0; r < row.size(); ++r) {
+        if (row[r].second != want[r] ||
+            (with_distances && row[r].first != got.distances[std::size_t(got.offsets[i]) + r])) {
+          FAIL_CHECK("unsorted row of query " << i << " differs from the sorted one");
+          return;
+        }
+      }
+    }
+  };
+  for (bool kept_index : {false, true}) {
+    CAPTURE(kept_index);
+    Kokkos::deep_copy(offsets, -1);
+    if (kept_index)
+      kept.within(Space(), q, radius, offsets, indices, distances, row_order::any);
+    else
+      kernwerk::within(Space(), q, p, radius, offsets, indices, distances, any);
+    same_rows(true);
+    Kokkos::deep_copy(offsets, -1);
+    if (kept_index)
+      kept.within(Space(), q, radius, offsets, indices, row_order::any);
+    else
+      kernwerk::within(Space(), q, p, radius, offsets, indices, any);
+    same_rows(false);
+  }
   return got;
 }
 
@@ -255,12 +299,14 @@ TEST_CASE_TEMPLATE_APPLY(exact_boundary, enabled_spaces);
 // against the distances' own decision.
 template <class Space>
 radius_result run_in_order(const host_points& queries, const host_points& points, double radius,
-                           const within_options& options, bool ordered) {
+                           const within_options& options, bool ordered,
+                           std::size_t held_bytes = kernwerk::nearest_tuning().within_held_bytes) {
   using memory_space = typename Space::memory_space;
   const auto q = to_device<Space>(queries);
   const auto p = to_device<Space>(points);
   const std::size_t n = queries.count();
   kernwerk::nearest_tuning tuning;
+  tuning.within_held_bytes = held_bytes;
   if (ordered) {
     tuning.order_min_concurrency = tuning.order_per_thread = tuning.order_min_references = 0;
   } else {
@@ -270,7 +316,8 @@ radius_result run_in_order(const host_points& queries, const host_points& points
   Kokkos::View<std::int64_t*, memory_space> offsets("offsets", n + 1), counts("counts", n);
   Kokkos::View<std::int64_t*, memory_space> indices("indices", 0);
   Kokkos::View<double*, memory_space> distances("distances", 0);
-  kernwerk::impl::within_index(Space(), "within", index.core(), q, radius, offsets, indices, &distances, tuning);
+  kernwerk::impl::within_index(Space(), "within", index.core(), q, radius, offsets, indices, &distances,
+                               row_order::nearest_first, tuning);
   kernwerk::impl::count_within_index(Space(), index.core(), q, radius, counts, tuning);
   return {to_host_vector<std::int64_t, Space>(offsets), to_host_vector<std::int64_t, Space>(indices),
           to_host_vector<std::int64_t, Space>(counts), to_host_vector<double, Space>(distances)};
@@ -285,6 +332,18 @@ TEST_CASE_TEMPLATE_DEFINE("within: queries in the index's order answer as in the
     CHECK(ordered.indices == plain.indices);
     CHECK(ordered.distances == plain.distances);
     CHECK(ordered.counts == plain.counts);
+    // The fill pass with no rows held by the count pass (every row searched again), and with
+    // 3 a query (rows longer searched again), in both orders: the same answer.
+    for (std::size_t held : {std::size_t(0), 3 * sizeof(std::int32_t) * queries.count()}) {
+      for (bool in_order : {true, false}) {
+        CAPTURE(held);
+        CAPTURE(in_order);
+        const auto other = run_in_order<Space>(queries, points, radius, options, in_order, held);
+        CHECK(other.offsets == plain.offsets);
+        CHECK(other.indices == plain.indices);
+        CHECK(other.distances == plain.distances);
+      }
+    }
     check_radius(queries, points, radius, ordered, options);
   };
   for (const auto& name : layouts::names()) {

@@ -38,7 +38,7 @@ kw_status kw_count_within(kw_type type, kw_memory memory, int64_t dimension, con
     require_points(fn, memory, dimension, "points", points, m, "m");
     require_pointer(fn, "counts", counts, n);
     require_location(fn, "counts", counts, memory);
-    const auto cpp = index_options_of(fn, options);
+    const kernwerk::within_options cpp{index_options_of(fn, options)};
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
       with_type(fn, type, [&](auto tag) {
@@ -59,7 +59,7 @@ kw_status kw_within(kw_type type, kw_memory memory, int64_t dimension, const voi
     require(result != nullptr, fn, "result", "is NULL");
     require_points(fn, memory, dimension, "queries", queries, n, "n");
     require_points(fn, memory, dimension, "points", points, m, "m");
-    const auto cpp = index_options_of(fn, options);
+    const kernwerk::within_options cpp{index_options_of(fn, options)};
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
       with_type(fn, type, [&](auto tag) {

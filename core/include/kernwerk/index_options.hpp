@@ -23,6 +23,15 @@ struct index_options {
   double radius = 1.0;  ///< of the sphere: haversine distances are radians times this
 };
 
+/// The order of each row of a radius search's answer (kernwerk::within, kernwerk::spatial_index::within).
+enum class row_order {
+  /// by distance, equal distances by index
+  nearest_first,
+  /// the same neighbours in no particular order: no sort, and where the distances are not
+  /// asked for, none computed for the points that lie clearly within the radius
+  any,
+};
+
 /// Options of a query of kernwerk::spatial_index.
 struct query_options {
   /// Bytes of the execution space's memory a k-nearest query may use (0: its free memory on

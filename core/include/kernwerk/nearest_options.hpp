@@ -43,6 +43,9 @@ struct nearest_tuning {
   /// k above 32: the bytes of lists lent to searches at once (20 a neighbour); the searches run
   /// in turns within them
   std::size_t wide_list_bytes = std::size_t(1) << 28;
+  /// kernwerk::within: the bytes (4 a neighbour) in which its count pass keeps up to 16 of each
+  /// query's neighbours, so that the fill pass reads the rows that fit instead of searching again
+  std::size_t within_held_bytes = std::size_t(1) << 30;
 };
 
 /// Options of kernwerk::nearest; the defaults search haversine distances in radians.

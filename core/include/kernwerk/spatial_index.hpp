@@ -85,22 +85,23 @@ class spatial_index {
   /// kernwerk::within returns them: the neighbours of query i are indices(p) at distances(p)
   /// for p from offsets(i) to offsets(i + 1), by distance, equal distances by index. `offsets`
   /// holds at least n + 1 integers; `indices` and `distances` (managed rank-1 Views) are
-  /// reallocated to the neighbours found.
+  /// reallocated to the neighbours found. `order`: row_order::any leaves the rows unsorted.
   /// \throws kernwerk::invalid_argument naming the argument, before any output is written, as
   /// kernwerk::within does.
   template <class Queries, class Offsets, class Indices, class Distances,
             class = std::enable_if_t<Kokkos::is_view<Distances>::value>>
   void within(const ExecutionSpace& space, const Queries& queries, double radius,
-              const Offsets& offsets, Indices& indices, Distances& distances) const {
-    within_rows(space, queries, radius, offsets, indices, &distances);
+              const Offsets& offsets, Indices& indices, Distances& distances,
+              row_order order = row_order::nearest_first) const {
+    within_rows(space, queries, radius, offsets, indices, &distances, order);
   }
 
   /// index::within without the distances.
   template <class Queries, class Offsets, class Indices>
   void within(const ExecutionSpace& space, const Queries& queries, double radius,
-              const Offsets& offsets, Indices& indices) const {
+              const Offsets& offsets, Indices& indices, row_order order = row_order::nearest_first) const {
     within_rows(space, queries, radius, offsets, indices,
-                static_cast<Kokkos::View<double*, typename Indices::memory_space>*>(nullptr));
+                static_cast<Kokkos::View<double*, typename Indices::memory_space>*>(nullptr), order);
   }
 
   /// The number of indexed points within `radius` of every query, counts(i) for query i, as
@@ -193,7 +194,7 @@ class spatial_index {
 
   template <class Queries, class Offsets, class Indices, class Distances>
   void within_rows(const ExecutionSpace& space, const Queries& queries, double radius,
-                   const Offsets& offsets, Indices& indices, Distances* distances) const {
+                   const Offsets& offsets, Indices& indices, Distances* distances, row_order order) const {
     impl::require_within_outputs<Offsets, Indices, Distances>();
     const std::string fn = name_ + "::within";
     impl::scoped_region region("kernwerk::spatial_index::within");
@@ -204,7 +205,7 @@ class spatial_index {
     impl::check_index_type<typename Indices::value_type>(fn.c_str(), size());
     impl::require_disjoint(fn.c_str(), "offsets", offsets, queries_name_, queries);
     const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
-    impl::within_index(space, fn.c_str(), core_, queries_here, radius, offsets, indices, distances);
+    impl::within_index(space, fn.c_str(), core_, queries_here, radius, offsets, indices, distances, order);
   }
 
   index_options options_;

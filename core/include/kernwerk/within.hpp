@@ -24,7 +24,7 @@ namespace impl {
 // The points a radius search indexes (kernwerk::within's points, kernwerk::dbscan's), with the
 // options: their shape (possibly empty) and count; their values are checked apart.
 template <class Points>
-void check_indexed_points(const char* fn, const Points& points, const within_options& options) {
+void check_indexed_points(const char* fn, const Points& points, const index_options& options) {
   require_point_view<Points>();
   check_sphere_options(fn, options.units, options.radius, options.metric);
   check_point_shape(fn, "points", points, options.metric, true);
@@ -101,14 +101,15 @@ void within_rows(const ExecutionSpace& space, const Queries& queries, const Poin
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
   const scoped_index<ExecutionSpace> index(space, points_here, index_metric_of(options));
-  within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances);
+  within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances, options.order);
 }
 
 }  // namespace impl
 
 /// Every point within `radius` of every query, in compressed rows: the neighbours of query i
 /// are indices(p) at distances(p) for p from offsets(i) to offsets(i + 1), sorted by distance,
-/// equal distances by index.
+/// equal distances by index (options.order = row_order::any: the same neighbours, unsorted,
+/// which costs less, most where the distances are not asked for).
 ///
 /// Queries, points, `radius` and the rule at the boundary are those of kernwerk::count_within.
 /// `offsets` is a rank-1 integer View of at least n + 1 entries; `indices` (integers) and

@@ -8,8 +8,11 @@
 
 namespace kernwerk {
 
-/// Options of kernwerk::within and kernwerk::count_within: those of the index they build.
-using within_options = index_options;
+/// Options of kernwerk::within and kernwerk::count_within: those of the index they build, and
+/// the order of within's rows.
+struct within_options : index_options {
+  row_order order = row_order::nearest_first;  ///< of each row of kernwerk::within's answer
+};
 
 /// Which cluster a border point (within eps of a core point, not core itself) joins.
 enum class border_rule {
@@ -20,8 +23,8 @@ enum class border_rule {
   first_cluster,
 };
 
-/// Options of kernwerk::dbscan: the metric and units of kernwerk::within, and the border rule.
-struct dbscan_options : within_options {
+/// Options of kernwerk::dbscan: the metric and units of the index it builds, and the border rule.
+struct dbscan_options : index_options {
   border_rule border = border_rule::nearest_core;  ///< where border points go
 };
 

@@ -20,6 +20,7 @@
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/launch.hpp"
 
 namespace kernwerk::impl {
 
@@ -204,18 +205,35 @@ struct radius_queries {
   KOKKOS_INLINE_FUNCTION sphere_point observation(std::int64_t i) const { return rule.query(queries, i); }
 };
 
-// counts(i) for the query i that thread t takes (order(t)).
-template <class Rule, class Queries, class Order, class Counts>
+// Up to `capacity` neighbours (index rows) of each thread's query, kept by the count pass for
+// the fill pass: entry e of thread t at e * threads + t on a GPU (a warp's stores coalesce),
+// t * capacity + e on the host (each thread's in one cache line or two).
+template <class MemorySpace>
+struct held_rows {
+  Kokkos::View<std::int32_t*, MemorySpace, Kokkos::MemoryUnmanaged> rows;
+  std::int64_t threads = 0;
+  int capacity = 0;
+  KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t t, int e) const {
+    if constexpr (host_memory<MemorySpace>) return rows(t * capacity + e);
+    else return rows(e * threads + t);
+  }
+};
+
+// counts(i) for the query i that thread t takes (order(t)), its first held.capacity neighbours
+// kept in `held`.
+template <class Rule, class Queries, class Order, class Counts, class Held>
 struct count_within_kernel {
   Rule rule;
   Queries queries;
   Order order;
   Counts counts;
+  Held held;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t i = order(t);
     const sphere_point o = rule.query(queries, i);
     std::int64_t count = 0;
-    auto visit = [&](std::int64_t, double) {
+    auto visit = [&](std::int64_t r, double) {
+      if (count < held.capacity) held(t, int(count)) = std::int32_t(r);
       ++count;
       return true;
     };
@@ -224,29 +242,84 @@ struct count_within_kernel {
   }
 };
 
-// Fills each query's segment [offsets(i), offsets(i + 1)) with the reference indices and
-// distances of its neighbours, sorted by distance, then index.
-template <class Rule, class Queries, class Order, class Offsets, class Found, class Distances>
+// Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
+// neighbours and, with Distances, their distances; with Sorted (which needs the distances),
+// by distance, then index. A sorted row is kept in the thread's own array while it fits
+// (threads' local arrays interleave, so a warp's accesses coalesce; the record of the H200 fill
+// before it: perf/results/dbscan-cuda-h200.json), and sorted where it lies only when longer.
+template <bool Sorted, bool Distances, class Rule, class Queries, class Order, class Offsets, class Found,
+          class FoundDistances, class Held>
 struct fill_within_kernel {
+  static_assert(Distances || !Sorted, "a row is sorted by its distances");
+  static constexpr int held_capacity = 16;
   Rule rule;
   Queries queries;
   Order order;
   Offsets offsets;
   Found found;
-  Distances distances;
+  FoundDistances distances;
+  Held held;
+  // visit(row, distance) for each neighbour of o, thread t's query: from the held rows where
+  // they are all there (the distance computed only With_distances), else by a search.
+  template <bool With_distances, class Visit>
+  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t t, std::int64_t count, const sphere_point& o,
+                                       Visit& visit) const {
+    if (count > held.capacity) {
+      rule.template for_each<With_distances>(o, visit);
+      return;
+    }
+    for (int e = 0; e < int(count); ++e) {
+      const std::int64_t r = held(t, e);
+      visit(r, With_distances ? rule.distance(o, r) : 0.0);
+    }
+  }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    using index_type = typename Found::value_type;
     const std::int64_t i = order(t);
     const sphere_point o = rule.query(queries, i);
-    const std::int64_t begin = offsets(i);
+    const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     std::int64_t next = begin;
-    auto visit = [&](std::int64_t r, double d) {
-      found(next) = static_cast<typename Found::value_type>(rule.bvh.order(r));
-      distances(next) = d;
-      ++next;
-      return true;
-    };
-    rule.for_each(o, visit);
-    sort_by_key(distances, found, begin, next);
+    if constexpr (!Sorted) {
+      auto visit = [&](std::int64_t r, double d) {
+        found(next) = static_cast<index_type>(rule.bvh.order(r));
+        if constexpr (Distances) distances(next) = d;
+        ++next;
+        return true;
+      };
+      for_each<Distances>(t, count, o, visit);
+    } else {
+      double held_distance[held_capacity];
+      index_type held_index[held_capacity];
+      int held = 0;
+      const auto flush = [&] {
+        for (int h = 0; h < held; ++h, ++next) {
+          found(next) = held_index[h];
+          distances(next) = held_distance[h];
+        }
+        held = 0;
+      };
+      auto visit = [&](std::int64_t r, double d) {
+        const auto index = static_cast<index_type>(rule.bvh.order(r));
+        if (next == begin && held < held_capacity) {  // insert in order
+          int h = held++;
+          for (; h > 0 && (held_distance[h - 1] > d || (held_distance[h - 1] == d && held_index[h - 1] > index)); --h) {
+            held_distance[h] = held_distance[h - 1];
+            held_index[h] = held_index[h - 1];
+          }
+          held_distance[h] = d;
+          held_index[h] = index;
+          return true;
+        }
+        flush();
+        found(next) = index;
+        distances(next) = d;
+        ++next;
+        return true;
+      };
+      for_each<true>(t, count, o, visit);
+      flush();  // a row that fits was held in order
+      if (next - begin > held_capacity) sort_by_key(distances, found, begin, next);
+    }
   }
 };
 

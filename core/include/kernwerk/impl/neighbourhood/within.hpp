@@ -5,6 +5,7 @@
 // arguments checked.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/radius_search.hpp"
 #include "kernwerk/impl/workspace.hpp"
+#include "kernwerk/index_options.hpp"
 
 namespace kernwerk::impl {
 
@@ -116,14 +118,16 @@ class ordered_radius_queries {
   const order_type order;
 };
 
-// The counts of every query within range into `counts` (the execution space's memory).
+// The counts of every query within range into `counts` (the execution space's memory), the
+// first neighbours of each kept in `held` (none by default).
 template <class ExecutionSpace, class Queries, class Counts>
 void count_in_index(const ExecutionSpace& space, const ordered_radius_queries<ExecutionSpace, Queries>& search,
-                    const Counts& counts) {
+                    const Counts& counts, const held_rows<typename ExecutionSpace::memory_space>& held = {}) {
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
   launch_for("kernwerk::within::count", space, search.size(),
              count_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
-                                 Counts>{search.rule, search.queries, search.order, counts});
+                                 Counts, held_rows<typename ExecutionSpace::memory_space>>{
+                 search.rule, search.queries, search.order, counts, held});
 }
 
 // count_within's answer: counts(i) for each of the queries (the execution space's memory), in
@@ -145,19 +149,33 @@ void count_within_index(const ExecutionSpace& space,
 }
 
 // within's answer in compressed rows: offsets (checked: at least n + 1 long), and indices and
-// distances reallocated to the neighbours found; distances left out where null (they are
-// computed all the same: the order is decided on them). `tuning` as count_within_index's.
+// distances reallocated to the neighbours found; distances left out where null (rows sorted
+// nearest first compute them all the same: the order is decided on them). `tuning` as
+// count_within_index's.
 template <class ExecutionSpace, class Queries, class Offsets, class Indices, class Distances>
 void within_index(const ExecutionSpace& space, const char* fn,
                   const index_core<typename ExecutionSpace::memory_space>& index,
                   const Queries& queries, double range, const Offsets& offsets, Indices& indices,
-                  Distances* distances, const nearest_tuning& tuning = {}) {
+                  Distances* distances, row_order order, const nearest_tuning& tuning = {}) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = index_policy<ExecutionSpace>;
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
   const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
-  count_in_index(space, search, starts);
+  // Up to 16 neighbours of each query kept by the count pass, as many as tuning's bytes hold:
+  // the fill pass reads the rows that fit there instead of searching again.
+  held_rows<memory_space> held;
+  held.threads = std::int64_t(n);
+  held.capacity = n == 0 ? 0 : int(std::min<std::size_t>(16, tuning.within_held_bytes / (n * sizeof(std::int32_t))));
+  Kokkos::View<std::int32_t*, memory_space> held_memory;
+  try {
+    held_memory = decltype(held_memory)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::held"),
+                                        n * std::size_t(held.capacity));
+  } catch (const std::exception&) {  // no room: every row searched again, the same answer
+    held.capacity = 0;
+  }
+  held.rows = held_memory;
+  count_in_index(space, search, starts, held);
   std::int64_t total = 0;
   Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
                         exclusive_prefix<decltype(starts)>{starts}, total);
@@ -169,17 +187,27 @@ void within_index(const ExecutionSpace& space, const char* fn,
                                " neighbours found");
 
   // The neighbours, in the execution space's memory: found indices as the caller's type,
-  // distances in float64 (the order is decided on them).
+  // distances in float64 (a sorted row's order is decided on them).
   using index_type = typename Indices::value_type;
+  const bool sorted = order == row_order::nearest_first, with_distances = sorted || distances;
   const Kokkos::View<index_type*, memory_space> found(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
   const Kokkos::View<double*, memory_space> found_distances(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), total);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), with_distances ? total : 0);
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
-  launch_for("kernwerk::within::fill", space, search.size(),
-             fill_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
-                                decltype(starts), decltype(found), decltype(found_distances)>{
-                 search.rule, search.queries, search.order, starts, found, found_distances});
+  const auto fill = [&](auto sorted_rows, auto distances_kept) {
+    launch_for("kernwerk::within::fill", space, search.size(),
+               fill_within_kernel<decltype(sorted_rows)::value, decltype(distances_kept)::value,
+                                  typename search_type::rule_type, Queries, typename search_type::order_type,
+                                  decltype(starts), decltype(found), decltype(found_distances), decltype(held)>{
+                   search.rule, search.queries, search.order, starts, found, found_distances, held});
+  };
+  if (sorted)
+    fill(std::true_type(), std::true_type());
+  else if (distances)
+    fill(std::false_type(), std::true_type());
+  else
+    fill(std::false_type(), std::false_type());
   space.fence();
 
   if (indices.extent(0) != std::size_t(total))

@@ -37,38 +37,8 @@
 namespace {
 
 using namespace kernwerk::neighbourhood_sets;
-using space = Kokkos::DefaultExecutionSpace;
-using memory = space::memory_space;
-using rows_view = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
 using point3 = ArborX::Point<3, float>;
 using point2 = ArborX::Point<2, float>;
-
-struct record {
-  std::string workload, set, size;
-  double median, best;
-  std::string note;
-};
-
-std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
-  run();  // warm-up, and the answer checked
-  std::vector<double> times;
-  for (int r = 0; r < repeat; ++r) {
-    space().fence();
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    space().fence();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return {times[times.size() / 2], times.front()};
-}
-
-rows_view to_device(const host_set& set) {
-  rows_view device(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rows"), set.count(), set.dimension);
-  Kokkos::deep_copy(device, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                                set.values.data(), set.count(), set.dimension));
-  return device;
-}
 
 // (lat, lon) radians to float32 unit vectors.
 Kokkos::View<point3*, memory> unit_vectors(const rows_view& rows) {

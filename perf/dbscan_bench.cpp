@@ -34,36 +34,6 @@ namespace bench_dbscan {
 
 using namespace kernwerk;
 using namespace kernwerk::neighbourhood_sets;
-using space = Kokkos::DefaultExecutionSpace;
-using memory = space::memory_space;
-using points_view = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
-
-struct record {
-  std::string workload, set, size;
-  double median, best;
-  std::string note;
-};
-
-std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
-  run();  // warm-up, and the answer checked
-  std::vector<double> times;
-  for (int r = 0; r < repeat; ++r) {
-    space().fence();
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    space().fence();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return {times[times.size() / 2], times.front()};
-}
-
-points_view to_device(const host_set& set) {
-  points_view device(Kokkos::view_alloc(Kokkos::WithoutInitializing, "points"), set.count(), set.dimension);
-  Kokkos::deep_copy(device, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                                set.values.data(), set.count(), set.dimension));
-  return device;
-}
 
 void within_case(const std::string& layout, int s, int repeat, int samples, std::vector<record>& out) {
   const std::size_t n = std::size_t(1) << s;

@@ -1,7 +1,7 @@
 #pragma once
 // The point sets of the radius-search and DBSCAN benchmarks (kernwerk_bench_dbscan and its ArborX
 // peer), generated from seeds so that both programs time the very same points, and the float64
-// brute-force checks of their answers on a sample.
+// brute-force checks of their answers on a sample; the timing and the records both write.
 //
 // - within: 2^s queries against 2^14 points, about 10 neighbours each: uniform on the sphere,
 //   and both sets in one cap of 0.01 rad (same-cap);
@@ -12,9 +12,14 @@
 //   size: the moons' sparse fringes fall apart into small clusters);
 // - places: 2^s points on the sphere, 90% in 64 caps of 0.002 to 0.05 rad with from 1 to 64
 //   times the points, 10% uniform noise; eps 3e-4 sqrt(2^24 / 2^s) rad, min_samples 5.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -180,6 +185,38 @@ inline int check_labels(const host_set& set, double eps, std::int64_t min_sample
     wrong += !right;
   }
   return wrong;
+}
+
+// Timing on the default execution space, and the records both programs write.
+using space = Kokkos::DefaultExecutionSpace;
+using memory = space::memory_space;
+using rows_view = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
+
+struct record {
+  std::string workload, set, size;
+  double median, best;
+  std::string note;
+};
+
+inline std::pair<double, double> timed(const std::function<void()>& run, int repeat) {
+  run();  // warm-up, and the answer checked
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    space().fence();
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    space().fence();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], times.front()};
+}
+
+inline rows_view to_device(const host_set& set) {
+  rows_view device(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rows"), set.count(), set.dimension);
+  Kokkos::deep_copy(device, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                                set.values.data(), set.count(), set.dimension));
+  return device;
 }
 
 }  // namespace kernwerk::neighbourhood_sets

@@ -5,11 +5,12 @@
 // status, that its core neighbours share its cluster, and the border rule).
 //
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
-//                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR]
+//                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
 // in perf/neighbourhood_sets.hpp.
-// --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
+// --leaf-size B sets the index's references per leaf (a tuning experiment, as in
+// kernwerk_bench_nearest). --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
 // DIR/<set>-<s>.json (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
 
@@ -116,6 +117,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--json") json = value;
     else if (flag == "--save") save = value;
     else if (flag == "--sets") sets = value;
+    else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -123,7 +125,7 @@ int main(int argc, char* argv[]) {
   }
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
-                         "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR]\n");
+                         "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]\n");
     return 2;
   }
   std::vector<record> records;

@@ -53,6 +53,23 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  // Sorted rows without distances, and into other types in host memory (a GPU then fills rows
+  // of its own and copies them): the same rows, the distances rounded to float.
+  kept.within(Space(), q, radius, offsets, indices);
+  CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+  Kokkos::View<std::int32_t*, Kokkos::HostSpace> host_offsets("host_offsets", n + 1);
+  Kokkos::View<std::int32_t*, Kokkos::HostSpace> host_indices("host_indices", 0);
+  Kokkos::View<float*, Kokkos::HostSpace> host_distances("host_distances", 0);
+  kernwerk::within(Space(), q, p, radius, host_offsets, host_indices, host_distances, options);
+  REQUIRE(host_indices.extent(0) == got.indices.size());
+  REQUIRE(host_distances.extent(0) == got.distances.size());
+  for (std::size_t i = 0; i <= n; ++i) CHECK(host_offsets(i) == got.offsets[i]);
+  for (std::size_t e = 0; e < got.indices.size(); ++e) {
+    if (host_indices(e) != got.indices[e] || host_distances(e) != float(got.distances[e])) {
+      FAIL_CHECK("int32 indices or float distances differ at " << e);
+      break;
+    }
+  }
   // Unsorted rows (row_order::any), with and without distances, one-shot and kept: each row
   // the same neighbours at the same distances, bit for bit, once sorted here.
   within_options any = options;

@@ -242,83 +242,108 @@ struct count_within_kernel {
   }
 };
 
+// A row of up to Capacity neighbours kept sorted by (distance, index) in registers: every
+// index into the arrays is known at compile time once the loops unroll, where an insertion's
+// shifting in an array indexed at run time goes to local memory (on the H200 the fill of
+// rows of 10 took 2.7 times its unsorted fill: perf/results/dbscan-cuda-h200.json).
+template <int Capacity, class Index>
+struct register_row {
+  double key[Capacity];
+  Index value[Capacity];
+  KOKKOS_INLINE_FUNCTION register_row() {
+    for (int k = 0; k < Capacity; ++k) {
+      key[k] = std::numeric_limits<double>::infinity();  // after every distance found
+      value[k] = std::numeric_limits<Index>::max();
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static bool before(double d, Index x, double key, Index value) {
+    return d < key || (d == key && x < value);
+  }
+  // Inserts (d, x); the row holds fewer than Capacity entries.
+  KOKKOS_INLINE_FUNCTION void insert(double d, Index x) {
+    for (int k = Capacity - 1; k > 0; --k) {
+      if (before(d, x, key[k - 1], value[k - 1])) {
+        key[k] = key[k - 1];
+        value[k] = value[k - 1];
+      } else if (before(d, x, key[k], value[k])) {
+        key[k] = d;
+        value[k] = x;
+      }
+    }
+    if (before(d, x, key[0], value[0])) {
+      key[0] = d;
+      value[0] = x;
+    }
+  }
+};
+
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
-// neighbours and, with Distances, their distances; with Sorted (which needs the distances),
-// by distance, then index. A sorted row is kept in the thread's own array while it fits
-// (threads' local arrays interleave, so a warp's accesses coalesce; the record of the H200 fill
-// before it: perf/results/dbscan-cuda-h200.json), and sorted where it lies only when longer.
-template <bool Sorted, bool Distances, class Rule, class Queries, class Order, class Offsets, class Found,
-          class FoundDistances, class Held>
+// neighbours and, where `distances` is not empty, their distances; with Sorted, by distance
+// (float64), then index. A row's neighbours come from `held` where the count pass kept them
+// all, else from a search. A sorted row of up to row_capacity is sorted in registers; a longer
+// one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
+template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
+          class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
-  static_assert(Distances || !Sorted, "a row is sorted by its distances");
-  static constexpr int held_capacity = 16;
+  static constexpr int row_capacity = 16;
+  using index_type = typename Found::value_type;
+  using distance_type = typename FoundDistances::value_type;
   Rule rule;
   Queries queries;
   Order order;
   Offsets offsets;
   Found found;
   FoundDistances distances;
+  Keys keys;
   Held held;
-  // visit(row, distance) for each neighbour of o, thread t's query: from the held rows where
-  // they are all there (the distance computed only With_distances), else by a search.
+
+  // visit(row, distance) for each neighbour of thread t's query i; the distance is computed
+  // only With_distances.
   template <bool With_distances, class Visit>
-  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t t, std::int64_t count, const sphere_point& o,
-                                       Visit& visit) const {
+  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t t, std::int64_t i, std::int64_t count, Visit& visit) const {
     if (count > held.capacity) {
-      rule.template for_each<With_distances>(o, visit);
+      rule.template for_each<With_distances>(rule.query(queries, i), visit);
       return;
     }
+    sphere_point o{};
+    if (With_distances) o = rule.query(queries, i);
     for (int e = 0; e < int(count); ++e) {
       const std::int64_t r = held(t, e);
       visit(r, With_distances ? rule.distance(o, r) : 0.0);
     }
   }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    using index_type = typename Found::value_type;
     const std::int64_t i = order(t);
-    const sphere_point o = rule.query(queries, i);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
+    const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
-    if constexpr (!Sorted) {
+    if (!Sorted || count > row_capacity) {
       auto visit = [&](std::int64_t r, double d) {
         found(next) = static_cast<index_type>(rule.bvh.order(r));
-        if constexpr (Distances) distances(next) = d;
+        if (Sorted) keys(next) = d;
+        else if (with_distances) distances(next) = static_cast<distance_type>(d);
         ++next;
         return true;
       };
-      for_each<Distances>(t, count, o, visit);
-    } else {
-      double held_distance[held_capacity];
-      index_type held_index[held_capacity];
-      int held = 0;
-      const auto flush = [&] {
-        for (int h = 0; h < held; ++h, ++next) {
-          found(next) = held_index[h];
-          distances(next) = held_distance[h];
-        }
-        held = 0;
-      };
-      auto visit = [&](std::int64_t r, double d) {
-        const auto index = static_cast<index_type>(rule.bvh.order(r));
-        if (next == begin && held < held_capacity) {  // insert in order
-          int h = held++;
-          for (; h > 0 && (held_distance[h - 1] > d || (held_distance[h - 1] == d && held_index[h - 1] > index)); --h) {
-            held_distance[h] = held_distance[h - 1];
-            held_index[h] = held_index[h - 1];
-          }
-          held_distance[h] = d;
-          held_index[h] = index;
-          return true;
-        }
-        flush();
-        found(next) = index;
-        distances(next) = d;
-        ++next;
-        return true;
-      };
-      for_each<true>(t, count, o, visit);
-      flush();  // a row that fits was held in order
-      if (next - begin > held_capacity) sort_by_key(distances, found, begin, next);
+      if (Sorted || with_distances) for_each<true>(t, i, count, visit);
+      else for_each<false>(t, i, count, visit);
+      if (!Sorted) return;
+      sort_by_key(keys, found, begin, next);
+      if (with_distances && static_cast<const void*>(keys.data()) != static_cast<const void*>(distances.data()))
+        for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));
+      return;
+    }
+    register_row<row_capacity, index_type> row;
+    auto visit = [&](std::int64_t r, double d) {
+      row.insert(d, static_cast<index_type>(rule.bvh.order(r)));
+      return true;
+    };
+    for_each<true>(t, i, count, visit);
+    for (int k = 0; k < row_capacity; ++k) {
+      if (k < count) {
+        found(begin + k) = row.value[k];
+        if (with_distances) distances(begin + k) = static_cast<distance_type>(row.key[k]);
+      }
     }
   }
 };

@@ -81,6 +81,23 @@ void copy_converted(const ExecutionSpace& space, const Source& source, const Tar
   if (here.data() != target.data()) Kokkos::deep_copy(space, target, here);
 }
 
+template <class Counts>
+struct longest_row {
+  Counts counts;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, std::int64_t& longest) const {
+    if (counts(i) > longest) longest = counts(i);
+  }
+};
+
+// The largest of counts(0 .. n - 1).
+template <class ExecutionSpace, class Counts>
+std::int64_t longest_count(const ExecutionSpace& space, const Counts& counts, std::int64_t n) {
+  std::int64_t longest = 0;
+  Kokkos::parallel_reduce("kernwerk::within::longest", index_policy<ExecutionSpace>(space, 0, n),
+                          longest_row<Counts>{counts}, Kokkos::Max<std::int64_t>(longest));
+  return longest;
+}
+
 struct radius_order_purpose;
 
 // The queries of a radius search with the rule and the order its threads take them in
@@ -140,11 +157,16 @@ void count_within_index(const ExecutionSpace& space,
                         const nearest_tuning& tuning = {}) {
   const std::size_t n = queries.extent(0);
   if (n == 0) return;
-  const Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> found(
-      Kokkos::view_alloc(space, "kernwerk::count_within::counts"), n);
   const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
-  count_in_index(space, search, found);
-  copy_converted(space, found, Kokkos::subview(counts, std::make_pair(std::size_t(0), n)));
+  const auto into = Kokkos::subview(counts, std::make_pair(std::size_t(0), n));
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, typename Counts::memory_space>::accessible) {
+    count_in_index(space, search, into);  // the caller's type holds every count (checked)
+  } else {
+    const Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space> found(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::count_within::counts"), n);
+    count_in_index(space, search, found);
+    copy_converted(space, found, into);
+  }
   space.fence();
 }
 
@@ -176,6 +198,8 @@ void within_index(const ExecutionSpace& space, const char* fn,
   }
   held.rows = held_memory;
   count_in_index(space, search, starts, held);
+  // The longest row, where a sorted one may not fit the fill's registers (before the scan).
+  const std::int64_t longest = order == row_order::nearest_first ? longest_count(space, starts, std::int64_t(n)) : 0;
   std::int64_t total = 0;
   Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
                         exclusive_prefix<decltype(starts)>{starts}, total);
@@ -186,37 +210,65 @@ void within_index(const ExecutionSpace& space, const char* fn,
                            "its value type cannot hold the " + std::to_string(total) +
                                " neighbours found");
 
-  // The neighbours, in the execution space's memory: found indices as the caller's type,
-  // distances in float64 (a sorted row's order is decided on them).
-  using index_type = typename Indices::value_type;
-  const bool sorted = order == row_order::nearest_first, with_distances = sorted || distances;
-  const Kokkos::View<index_type*, memory_space> found(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::indices"), total);
-  const Kokkos::View<double*, memory_space> found_distances(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::distances"), with_distances ? total : 0);
-  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
-  const auto fill = [&](auto sorted_rows, auto distances_kept) {
-    launch_for("kernwerk::within::fill", space, search.size(),
-               fill_within_kernel<decltype(sorted_rows)::value, decltype(distances_kept)::value,
-                                  typename search_type::rule_type, Queries, typename search_type::order_type,
-                                  decltype(starts), decltype(found), decltype(found_distances), decltype(held)>{
-                   search.rule, search.queries, search.order, starts, found, found_distances, held});
+  // The neighbours go straight into the caller's indices and distances where the execution
+  // space reaches them, else into Views of the same types here, copied at the end.
+  using index_type = typename Indices::non_const_value_type;
+  using distance_type = typename Distances::non_const_value_type;
+  constexpr bool indices_here = Kokkos::SpaceAccessibility<ExecutionSpace, typename Indices::memory_space>::accessible;
+  constexpr bool distances_here =
+      Kokkos::SpaceAccessibility<ExecutionSpace, typename Distances::memory_space>::accessible;
+  using found_type = std::conditional_t<indices_here, Indices, Kokkos::View<index_type*, memory_space>>;
+  using distances_type = std::conditional_t<distances_here, Distances, Kokkos::View<distance_type*, memory_space>>;
+  const auto resized = [&](auto& view, std::int64_t size, const char* label) {
+    using view_type = std::remove_reference_t<decltype(view)>;
+    if (view.extent(0) != std::size_t(size))
+      view = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label ? std::string(label) : view.label()), size);
   };
-  if (sorted)
-    fill(std::true_type(), std::true_type());
-  else if (distances)
-    fill(std::false_type(), std::true_type());
-  else
-    fill(std::false_type(), std::false_type());
+  found_type found;
+  if constexpr (indices_here) found = indices;
+  resized(found, total, indices_here ? nullptr : "kernwerk::within::indices");
+  distances_type found_distances;
+  if (distances) {
+    if constexpr (distances_here) found_distances = *distances;
+    resized(found_distances, total, distances_here ? nullptr : "kernwerk::within::distances");
+  }
+  // A sorted row longer than the fill's registers hold is sorted where it lies, on float64
+  // distances: the caller's where they are float64, else these.
+  using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
+                                       Kokkos::View<double*, memory_space>>;
+  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
+  constexpr int row_capacity =
+      fill_within_kernel<true, typename search_type::rule_type, Queries, typename search_type::order_type,
+                         decltype(starts), found_type, distances_type, keys_type, decltype(held)>::row_capacity;
+  keys_type keys;
+  if (order == row_order::nearest_first && longest > row_capacity) {
+    if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
+    resized(keys, total, "kernwerk::within::keys");
+  }
+  const auto fill = [&](auto sorted) {
+    launch_for("kernwerk::within::fill", space, search.size(),
+               fill_within_kernel<decltype(sorted)::value, typename search_type::rule_type, Queries,
+                                  typename search_type::order_type, decltype(starts), found_type,
+                                  distances_type, keys_type, decltype(held)>{
+                   search.rule, search.queries, search.order, starts, found, found_distances, keys, held});
+  };
+  if (order == row_order::nearest_first) fill(std::true_type());
+  else fill(std::false_type());
   space.fence();
 
-  if (indices.extent(0) != std::size_t(total))
-    indices = Indices(Kokkos::view_alloc(Kokkos::WithoutInitializing, indices.label()), total);
-  copy_converted(space, found, indices);
+  if constexpr (indices_here) {
+    indices = found;
+  } else {
+    resized(indices, total, nullptr);
+    copy_converted(space, found, indices);
+  }
   if (distances) {
-    if (distances->extent(0) != std::size_t(total))
-      *distances = Distances(Kokkos::view_alloc(Kokkos::WithoutInitializing, distances->label()), total);
-    copy_converted(space, found_distances, *distances);
+    if constexpr (distances_here) {
+      *distances = found_distances;
+    } else {
+      resized(*distances, total, nullptr);
+      copy_converted(space, found_distances, *distances);
+    }
   }
   copy_converted(space, starts, Kokkos::subview(offsets, std::make_pair(std::size_t(0), n + 1)));
   space.fence();

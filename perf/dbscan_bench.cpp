@@ -48,7 +48,17 @@ void within_case(const std::string& layout, int s, int repeat, int samples, std:
   const auto [median, best] = timed([&] { within(space(), q, p, radius, offsets, indices, distances); }, repeat);
   std::vector<std::int64_t> host_offsets(n + 1);
   Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace>(host_offsets.data(), n + 1), offsets);
-  const int wrong = check_counts(queries, points, radius, host_offsets, nearest_options{}, samples);
+  const auto rows = [&](bool with_distances) {  // the rows on the host, for check_rows
+    std::vector<int> host_indices(indices.extent(0));
+    std::vector<float> host_distances(with_distances ? distances.extent(0) : 0);
+    Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(host_indices.data(), host_indices.size()), indices);
+    if (with_distances)
+      Kokkos::deep_copy(Kokkos::View<float*, Kokkos::HostSpace>(host_distances.data(), host_distances.size()), distances);
+    return std::make_pair(host_indices, host_distances);
+  };
+  const auto [sorted_indices, sorted_distances] = rows(true);
+  const int wrong = check_rows(queries, points, radius, host_offsets, sorted_indices, sorted_distances, true,
+                               nearest_options{}, samples);
   std::ostringstream note;
   note << double(host_offsets[n]) / double(n) << " neighbours a query; " << wrong << " wrong of " << samples;
   out.push_back({"within", layout, power(s) + " x 2^14", median, best, note.str()});
@@ -58,13 +68,19 @@ void within_case(const std::string& layout, int s, int repeat, int samples, std:
   const auto [set_median, set_best] =
       timed([&] { within(space(), q, p, radius, offsets, indices, unsorted); }, repeat);
   Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace>(host_offsets.data(), n + 1), offsets);
-  const int set_wrong = check_counts(queries, points, radius, host_offsets, nearest_options{}, samples);
+  const int set_wrong = check_rows(queries, points, radius, host_offsets, rows(false).first, std::vector<float>{},
+                                   false, nearest_options{}, samples);
   out.push_back({"within_unsorted", layout, power(s) + " x 2^14", set_median, set_best,
                  "no distances: " + std::to_string(set_wrong) + " wrong of " + std::to_string(samples)});
   Kokkos::View<int*, memory> counts("counts", n);
   const auto [count_median, count_best] =
       timed([&] { count_within(space(), q, p, radius, counts); }, repeat);
-  out.push_back({"count_within", layout, power(s) + " x 2^14", count_median, count_best, ""});
+  std::vector<int> host_counts(n);
+  Kokkos::deep_copy(Kokkos::View<int*, Kokkos::HostSpace>(host_counts.data(), n), counts);
+  std::size_t count_wrong = 0;  // against the rows' lengths, checked above on samples
+  for (std::size_t i = 0; i < n; ++i) count_wrong += host_counts[i] != host_offsets[i + 1] - host_offsets[i];
+  out.push_back({"count_within", layout, power(s) + " x 2^14", count_median, count_best,
+                 std::to_string(count_wrong) + " of " + std::to_string(n) + " differ from the rows"});
 }
 
 void dbscan_case(const std::string& name, int s, int repeat, int samples, const std::string& save,

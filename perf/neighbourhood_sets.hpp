@@ -122,6 +122,45 @@ inline int check_counts(const host_set& queries, const host_set& points, double 
   return wrong;
 }
 
+// Sampled rows of kernwerk::within against the brute force: the same neighbours, each at its
+// float64 distance (to 1e-12, relative) rounded as stored, and with `sorted`, in the order of
+// (distance, index). Returns the rows found wrong.
+template <class Distance>
+int check_rows(const host_set& queries, const host_set& points, double radius, const std::vector<std::int64_t>& offsets,
+               const std::vector<int>& indices, const std::vector<Distance>& distances, bool sorted,
+               const nearest_options& metric, int samples) {
+  int wrong = 0;
+  for (int s = 0; s < samples; ++s) {
+    const std::size_t i = std::size_t(s) * queries.count() / samples;
+    std::vector<std::pair<double, int>> want;
+    for (std::size_t j = 0; j < points.count(); ++j) {
+      const double d = reference::distance_of(reference::order_key(queries.view(), i, points.view(), j, metric), metric);
+      if (d <= radius) want.emplace_back(d, int(j));
+    }
+    const std::size_t begin = std::size_t(offsets[i]), end = std::size_t(offsets[i + 1]);
+    bool ok = end - begin == want.size();
+    std::vector<int> got_set(indices.begin() + std::ptrdiff_t(begin), indices.begin() + std::ptrdiff_t(end));
+    std::vector<int> want_set;
+    for (const auto& w : want) want_set.push_back(w.second);
+    std::sort(got_set.begin(), got_set.end());
+    std::sort(want_set.begin(), want_set.end());
+    ok = ok && got_set == want_set;
+    for (std::size_t p = begin; ok && p < end; ++p) {
+      const int j = indices[p];
+      const double d = reference::distance_of(reference::order_key(queries.view(), i, points.view(), std::size_t(j), metric), metric);
+      if (!distances.empty() && std::fabs(double(distances[p]) - double(Distance(d))) > 1e-12 * std::fabs(d) + 1e-300)
+        ok = false;
+      if (sorted && p > begin) {
+        const int k = indices[p - 1];
+        const double before = reference::distance_of(reference::order_key(queries.view(), i, points.view(), std::size_t(k), metric), metric);
+        if (before > d * (1 + 1e-12) || (before == d && k > j)) ok = false;
+      }
+    }
+    wrong += !ok;
+  }
+  return wrong;
+}
+
 // Whether point j of `set` is a core point, by the brute force: its neighbours counted from j
 // on, around, until min_samples (the sets keep neighbours at nearby indices, so it ends early).
 class core_points {

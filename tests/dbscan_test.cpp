@@ -218,7 +218,8 @@ TEST_CASE_TEMPLATE_APPLY(sphere_sets, enabled_spaces);
 // their points core and one set without a search: dense blobs bridged by chains of sparse
 // points, blobs just within and just beyond eps of each other, sparse points at the edges of
 // blobs (core or border), stacks of copies exactly eps apart, and dense caps on the sphere.
-TEST_CASE_TEMPLATE_DEFINE("dbscan: dense cells beside sparse points", Space, dense_cells) {
+template <class Space>
+void check_dense_sets() {
   std::mt19937_64 random(91);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   host_points blobs;
@@ -263,6 +264,18 @@ TEST_CASE_TEMPLATE_DEFINE("dbscan: dense cells beside sparse points", Space, den
   check_dbscan<Space>(caps, 0.002, 5);
   check_dbscan<Space>(caps, 0.004, 20);
   check_dbscan<Space>(caps, 3.05, 1500);  // nearly the whole sphere: all but near-antipodes
+}
+TEST_CASE_TEMPLATE_DEFINE("dbscan: dense cells beside sparse points", Space, dense_cells) {
+  // Dense cells searching point by point (0), once for the whole cell (all of them), and mixes.
+  const struct restore {
+    std::int64_t kept = impl::dbscan_policy::cell_search_points;
+    ~restore() { impl::dbscan_policy::cell_search_points = kept; }
+  } restore_policy;
+  for (std::int64_t cell_search : {std::int64_t(0), std::int64_t(8), std::int64_t(64), std::int64_t(1) << 40}) {
+    CAPTURE(cell_search);
+    impl::dbscan_policy::cell_search_points = cell_search;
+    check_dense_sets<Space>();
+  }
 }
 TEST_CASE_TEMPLATE_APPLY(dense_cells, enabled_spaces);
 

@@ -6,7 +6,8 @@
 // eps of each other are joined by a lock-free union-find, whose roots are the smallest index of
 // their set (the larger root is always linked under the smaller one, by compare-and-swap); a
 // search passes over whole dense cells already in its set, so that crowded data costs about a
-// search per cell near each point instead of one per neighbour. The roots, in index order,
+// search per cell near each point instead of one per neighbour, and a small dense cell searches
+// once for all its points. The roots, in index order,
 // number the clusters; a point that is not core takes the cluster of a core point within eps,
 // chosen by the border rule, or is noise. Threads work through the index's points in its
 // curve order, so that neighbouring threads search the same nodes.
@@ -129,14 +130,119 @@ struct dbscan_join_filter {
   }
 };
 
+// Dense cells of at most cell_search_points points search once for the whole cell
+// (dbscan_join_cell), larger ones point by point, where whole subtrees of their own fall in
+// one cell and are passed over (the course's moons): a cell's search tries up to all its
+// points against each candidate. The places' cells hold 16 points on average, and their
+// points' searches were most of DBSCAN's time (perf/results/dbscan-cuda-h200.json). Tests
+// set it to check every mix of the two.
+struct dbscan_policy {
+  static inline std::int64_t cell_search_points = 64;
+};
+
+// Squared distances from (x, y, z) to the nearest and the farthest point of a box.
+KOKKOS_INLINE_FUNCTION void box_reach(const box3& box, double x, double y, double z, double& nearest,
+                                      double& farthest) {
+  const double v[3] = {x, y, z};
+  nearest = farthest = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double below = box.bound[a] - v[a], above = v[a] - box.bound[a + 3];
+    const double gap = below > 0 ? below : (above > 0 ? above : 0.0);
+    const double to_low = below < 0 ? -below : below, to_high = above < 0 ? -above : above;
+    const double far = to_low > to_high ? to_low : to_high;
+    nearest += gap * gap;
+    farthest += far * far;
+  }
+}
+
+// The core points and other dense cells within eps of any point of dense cell c, joined to its
+// set by one search around the cell's box: a candidate joins where the box's farthest point is
+// within the inner band, else where one of the cell's points is within eps of it. Cells whose
+// set already holds them are passed over, whole nodes at once, as in dbscan_join.
+template <class Rule, class Cells, class Flags, class Parents>
+struct dbscan_join_cell {
+  Rule rule;
+  Cells cells;
+  Flags core;
+  Parents parent;
+  std::int64_t cell_search_points;
+  KOKKOS_FUNCTION void operator()(const std::int64_t c) const {
+    const int self = cells.first(c);
+    const std::int64_t b = cells.begin(c), e = cells.end(c);
+    if (self < 0 || e - b > cell_search_points) return;
+    const auto& bvh = rule.bvh;
+    box3 box = box3::empty();
+    for (std::int64_t r = b; r < e; ++r) box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
+    int root = self, known_cell = int(c);
+    const auto in_set = [&](int d) {
+      if (d == known_cell) return true;
+      const int other = find_root(parent, cells.first(d));
+      if (other != root) root = find_root(parent, self);
+      if (other != root) return false;
+      known_cell = d;
+      return true;
+    };
+    const auto within_cell = [&](std::int64_t q) {  // a point of the cell within eps of row q
+      double nearest, farthest;
+      box_reach(box, bvh.points(q, column_x), bvh.points(q, column_y), bvh.points(q, column_z), nearest, farthest);
+      if (!(nearest <= rule.reach)) return false;
+      if (farthest <= rule.inner) return true;
+      const sphere_point o = rule.row(q);
+      for (std::int64_t p = b; p < e; ++p) {
+        const double dx = o.x - bvh.points(p, column_x), dy = o.y - bvh.points(p, column_y),
+                     dz = o.z - bvh.points(p, column_z);
+        const double chord = dx * dx + dy * dy + dz * dz;
+        if (chord <= rule.inner || (chord <= rule.reach && rule.distance(o, p) <= rule.range)) return true;
+      }
+      return false;
+    };
+    std::uint32_t stack[Rule::stack_size];
+    int top = 0;
+    const auto wanted = [&](std::int64_t node) {
+      box3 other;
+      for (int a = 0; a < 6; ++a) other.bound[a] = bvh.boxes(node, a);
+      double gap = 0;
+      for (int a = 0; a < 3; ++a) {
+        const double below = other.bound[a] - box.bound[a + 3], above = box.bound[a] - other.bound[a + 3];
+        const double d = below > 0 ? below : (above > 0 ? above : 0.0);
+        gap += d * d;
+      }
+      if (!(gap <= rule.reach)) return false;
+      const int d = cells.node(node);
+      return !(d >= 0 && in_set(d));
+    };
+    if (wanted(1)) stack[top++] = 1;
+    while (top > 0) {
+      const std::int64_t node = stack[--top];
+      if (bvh.is_leaf(node)) {
+        for (std::int64_t q = bvh.leaf_begin(node), end = bvh.leaf_end(node); q < end; ++q) {
+          if (!core(q)) continue;
+          const int d = cells.cell(q);
+          if ((d >= 0 && in_set(d)) || !within_cell(q)) continue;
+          unite(parent, self, bvh.order(q));
+          if (d >= 0) known_cell = d;
+        }
+        continue;
+      }
+      const auto left = static_cast<std::uint32_t>(2 * node);
+      if (wanted(left + 1)) stack[top++] = left + 1;
+      if (wanted(left)) stack[top++] = left;
+    }
+  }
+};
+
 template <class Rule, class Cells, class Flags, class Parents>
 struct dbscan_join {
   Rule rule;
   Cells cells;
   Flags core;
   Parents parent;
+  std::int64_t cell_search_points;
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
     if (!core(r)) return;
+    if (cells.any() && cells.cell(r) >= 0 &&
+        cells.end(cells.cell(r)) - cells.begin(cells.cell(r)) <= cell_search_points)
+      return;  // its cell searches for it (dbscan_join_cell)
     const int j = rule.bvh.order(r);
     using order_type = decltype(rule.bvh.order);
     dbscan_join_filter<Cells, Flags, Parents, order_type> filter{
@@ -239,8 +345,13 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
   if (cells.any())
     Kokkos::parallel_for("kernwerk::dbscan::join_cells", policy(space, 0, n),
                          dbscan_join_cells<bvh_type, cells_type, parents>{rule.bvh, cells, parent});
+  if (cells.any())
+    Kokkos::parallel_for("kernwerk::dbscan::join_cell", policy(space, 0, cells.runs),
+                         dbscan_join_cell<rule_type, cells_type, flags, parents>{
+                             rule, cells, core, parent, dbscan_policy::cell_search_points});
   Kokkos::parallel_for("kernwerk::dbscan::join", policy(space, 0, n),
-                       dbscan_join<rule_type, cells_type, flags, parents>{rule, cells, core, parent});
+                       dbscan_join<rule_type, cells_type, flags, parents>{rule, cells, core, parent,
+                                                                          dbscan_policy::cell_search_points});
   Kokkos::parallel_for("kernwerk::dbscan::roots", policy(space, 0, n),
                        dbscan_roots<bvh_type, flags, parents, numbers>{rule.bvh, core, parent, number});
   std::int64_t clusters = 0;

@@ -31,11 +31,15 @@ enum : int { cell_mixed = -1, cell_empty = -2 };
 template <class MemorySpace>
 struct dense_cells {
   std::int64_t runs = 0;                // runs of the curve's cells
+  std::int64_t rows = 0;                // the index's points
   Kokkos::View<int*, MemorySpace> cell;   // of each sorted row: its run where dense, else cell_mixed
-  Kokkos::View<int*, MemorySpace> first;  // of each run: the point index of its first row
+  Kokkos::View<int*, MemorySpace> begin;  // of each run: its first sorted row
+  Kokkos::View<int*, MemorySpace> first;  // of each run: the point index of its first row, -1 where not dense
   Kokkos::View<int*, MemorySpace> node;   // of each tree node: its dense cell, mixed or empty
 
   KOKKOS_INLINE_FUNCTION bool any() const { return runs > 0; }
+  // Sorted rows of run c: [begin(c), end(c)).
+  KOKKOS_INLINE_FUNCTION std::int64_t end(std::int64_t c) const { return c + 1 < runs ? begin(c + 1) : rows; }
 };
 
 namespace dense_build {
@@ -171,7 +175,9 @@ dense_cells<typename ExecutionSpace::memory_space> find_dense_cells(
   Kokkos::parallel_scan("kernwerk::dbscan::cell_runs", policy(space, 0, n + 1),
                         exclusive_prefix<decltype(starts)>{starts}, runs);
   cells.runs = runs;
+  cells.rows = n;
   const rows begin(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::dbscan::cell_begin"), runs);
+  cells.begin = begin;
   cells.cell = rows(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::dbscan::row_cell"), n);
   cells.first = rows(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::dbscan::cell_first"), runs);
   cells.node = rows(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::dbscan::node_cell"),

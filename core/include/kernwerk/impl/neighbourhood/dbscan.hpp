@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <limits>
 
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/dense_cells.hpp"
@@ -131,13 +132,19 @@ struct dbscan_join_filter {
 };
 
 // Dense cells of at most cell_search_points points search once for the whole cell
-// (dbscan_join_cell), larger ones point by point, where whole subtrees of their own fall in
-// one cell and are passed over (the course's moons): a cell's search tries up to all its
-// points against each candidate. The places' cells hold 16 points on average, and their
-// points' searches were most of DBSCAN's time (perf/results/dbscan-cuda-h200.json). Tests
-// set it to check every mix of the two.
+// (dbscan_join_cell), larger ones point by point. A cell's search does about the work of its
+// points' searches together (it tries up to all of the cell's points against a candidate), but
+// in one thread: a GPU caps the cells it gives a thread, a host core takes any cell. The
+// places' cells hold 16 points on average, and their points' searches were most of DBSCAN's
+// time (perf/results/dbscan-cuda-h200.json). Tests set it to check every mix of the two; a
+// negative value takes the execution space's default.
 struct dbscan_policy {
-  static inline std::int64_t cell_search_points = 64;
+  static inline std::int64_t cell_search_points = -1;
+  template <class MemorySpace>
+  static std::int64_t cell_search_for() {
+    if (cell_search_points >= 0) return cell_search_points;
+    return host_memory<MemorySpace> ? std::numeric_limits<std::int64_t>::max() : 64;
+  }
 };
 
 // Squared distances from (x, y, z) to the nearest and the farthest point of a box.
@@ -348,10 +355,10 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
   if (cells.any())
     Kokkos::parallel_for("kernwerk::dbscan::join_cell", policy(space, 0, cells.runs),
                          dbscan_join_cell<rule_type, cells_type, flags, parents>{
-                             rule, cells, core, parent, dbscan_policy::cell_search_points});
+                             rule, cells, core, parent, dbscan_policy::cell_search_for<memory_space>()});
   Kokkos::parallel_for("kernwerk::dbscan::join", policy(space, 0, n),
-                       dbscan_join<rule_type, cells_type, flags, parents>{rule, cells, core, parent,
-                                                                          dbscan_policy::cell_search_points});
+                       dbscan_join<rule_type, cells_type, flags, parents>{
+                           rule, cells, core, parent, dbscan_policy::cell_search_for<memory_space>()});
   Kokkos::parallel_for("kernwerk::dbscan::roots", policy(space, 0, n),
                        dbscan_roots<bvh_type, flags, parents, numbers>{rule.bvh, core, parent, number});
   std::int64_t clusters = 0;

@@ -165,7 +165,7 @@ KOKKOS_INLINE_FUNCTION void box_reach(const box3& box, double x, double y, doubl
 // The core points and other dense cells within eps of any point of dense cell c, joined to its
 // set by one search around the cell's box: a candidate joins where the box's farthest point is
 // within the inner band, else where one of the cell's points is within eps of it. Cells whose
-// set already holds them are passed over, whole nodes at once, as in dbscan_join.
+// set already holds them are passed over, whole nodes at once, by dbscan_join's filter.
 template <class Rule, class Cells, class Flags, class Parents>
 struct dbscan_join_cell {
   Rule rule;
@@ -180,15 +180,9 @@ struct dbscan_join_cell {
     const auto& bvh = rule.bvh;
     box3 box = box3::empty();
     for (std::int64_t r = b; r < e; ++r) box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
-    int root = self, known_cell = int(c);
-    const auto in_set = [&](int d) {
-      if (d == known_cell) return true;
-      const int other = find_root(parent, cells.first(d));
-      if (other != root) root = find_root(parent, self);
-      if (other != root) return false;
-      known_cell = d;
-      return true;
-    };
+    using order_type = decltype(bvh.order);
+    dbscan_join_filter<Cells, Flags, Parents, order_type> filter{cells, core, parent, bvh.order, self, int(c), self};
+    filter.known_cell = int(c);
     const auto within_cell = [&](std::int64_t q) {  // a point of the cell within eps of row q
       double nearest, farthest;
       box_reach(box, bvh.points(q, column_x), bvh.points(q, column_y), bvh.points(q, column_z), nearest, farthest);
@@ -214,20 +208,16 @@ struct dbscan_join_cell {
         const double d = below > 0 ? below : (above > 0 ? above : 0.0);
         gap += d * d;
       }
-      if (!(gap <= rule.reach)) return false;
-      const int d = cells.node(node);
-      return !(d >= 0 && in_set(d));
+      return gap <= rule.reach && !filter.skip_node(node);
     };
     if (wanted(1)) stack[top++] = 1;
     while (top > 0) {
       const std::int64_t node = stack[--top];
       if (bvh.is_leaf(node)) {
         for (std::int64_t q = bvh.leaf_begin(node), end = bvh.leaf_end(node); q < end; ++q) {
-          if (!core(q)) continue;
-          const int d = cells.cell(q);
-          if ((d >= 0 && in_set(d)) || !within_cell(q)) continue;
+          if (filter.skip_row(q) || !within_cell(q)) continue;
           unite(parent, self, bvh.order(q));
-          if (d >= 0) known_cell = d;
+          if (cells.cell(q) >= 0) filter.known_cell = cells.cell(q);
         }
         continue;
       }

@@ -115,18 +115,34 @@ struct radius_rule {
     while (top > 0) {
       const std::int64_t node = stack[--top];
       if (bvh.is_leaf(node)) {
-        const std::int64_t end = bvh.leaf_end(node);
-        for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
-          const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
-                       dz = o.z - bvh.points(r, column_z);
-          const double chord = dx * dx + dy * dy + dz * dz;
-          if (!(chord <= reach) || filter.skip_row(r)) continue;
-          if (!Distances && chord <= inner) {
-            if (!visit(r, 0.0)) return;
-            continue;
-          }
+        const auto row = [&](std::int64_t r, double chord) {  // false: stop
+          if (!(chord <= reach) || filter.skip_row(r)) return true;
+          if (!Distances && chord <= inner) return visit(r, 0.0);
           const double d = distance(o, r);
-          if (d <= range && !visit(r, d)) return;
+          return !(d <= range) || visit(r, d);
+        };
+        const std::int64_t end = bvh.leaf_end(node);
+        if constexpr (host_memory<MemorySpace>) {
+          // A core's leaves are long: their chords first, in a loop without branches that the
+          // compiler vectorises, then the few rows within reach.
+          constexpr int block = 16;
+          for (std::int64_t first = bvh.leaf_begin(node); first < end; first += block) {
+            const int count = int(end - first < block ? end - first : block);
+            double chord[block];
+            for (int k = 0; k < count; ++k) {
+              const double dx = o.x - bvh.points(first + k, column_x), dy = o.y - bvh.points(first + k, column_y),
+                           dz = o.z - bvh.points(first + k, column_z);
+              chord[k] = dx * dx + dy * dy + dz * dz;
+            }
+            for (int k = 0; k < count; ++k)
+              if (chord[k] <= reach && !row(first + k, chord[k])) return;
+          }
+        } else {
+          for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
+            const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
+                         dz = o.z - bvh.points(r, column_z);
+            if (!row(r, dx * dx + dy * dy + dz * dz)) return;
+          }
         }
         continue;
       }

@@ -134,10 +134,10 @@ struct dbscan_join_filter {
 // Dense cells of at most cell_search_points points search once for the whole cell
 // (dbscan_join_cell), larger ones point by point. A cell's search does about the work of its
 // points' searches together (it tries up to all of the cell's points against a candidate), but
-// in one thread: a GPU caps the cells it gives a thread, a host core takes any cell. The
-// places' cells hold 16 points on average, and their points' searches were most of DBSCAN's
-// time (perf/results/dbscan-cuda-h200.json). Tests set it to check every mix of the two; a
-// negative value takes the execution space's default.
+// in one thread: a GPU caps the cells it gives a thread (64 is the one cap timed so far, faster
+// on places and slower on the scaled moons: perf/results/dbscan-cuda-h200.json), a host core
+// takes any cell. Tests set it to check every mix of the two; a negative value takes the
+// execution space's default.
 struct dbscan_policy {
   static inline std::int64_t cell_search_points = -1;
   template <class MemorySpace>

@@ -132,29 +132,30 @@ int check_rows(const host_set& queries, const host_set& points, double radius, c
   int wrong = 0;
   for (int s = 0; s < samples; ++s) {
     const std::size_t i = std::size_t(s) * queries.count() / samples;
-    std::vector<std::pair<double, int>> want;
+    std::vector<std::pair<int, double>> want;  // (index, distance), by index
     for (std::size_t j = 0; j < points.count(); ++j) {
       const double d = reference::distance_of(reference::order_key(queries.view(), i, points.view(), j, metric), metric);
-      if (d <= radius) want.emplace_back(d, int(j));
+      if (d <= radius) want.emplace_back(int(j), d);
     }
     const std::size_t begin = std::size_t(offsets[i]), end = std::size_t(offsets[i + 1]);
     bool ok = end - begin == want.size();
-    std::vector<int> got_set(indices.begin() + std::ptrdiff_t(begin), indices.begin() + std::ptrdiff_t(end));
-    std::vector<int> want_set;
-    for (const auto& w : want) want_set.push_back(w.second);
-    std::sort(got_set.begin(), got_set.end());
-    std::sort(want_set.begin(), want_set.end());
-    ok = ok && got_set == want_set;
+    std::vector<bool> seen(want.size());
+    double before = 0;  // the previous neighbour's distance, and its index
+    int before_index = -1;
     for (std::size_t p = begin; ok && p < end; ++p) {
       const int j = indices[p];
-      const double d = reference::distance_of(reference::order_key(queries.view(), i, points.view(), std::size_t(j), metric), metric);
+      const auto at = std::lower_bound(want.begin(), want.end(), std::make_pair(j, -1.0));
+      if (at == want.end() || at->first != j || seen[std::size_t(at - want.begin())]) {
+        ok = false;
+        break;
+      }
+      seen[std::size_t(at - want.begin())] = true;
+      const double d = at->second;
       if (!distances.empty() && std::fabs(double(distances[p]) - double(Distance(d))) > 1e-12 * std::fabs(d) + 1e-300)
         ok = false;
-      if (sorted && p > begin) {
-        const int k = indices[p - 1];
-        const double before = reference::distance_of(reference::order_key(queries.view(), i, points.view(), std::size_t(k), metric), metric);
-        if (before > d * (1 + 1e-12) || (before == d && k > j)) ok = false;
-      }
+      if (sorted && p > begin && (before > d * (1 + 1e-12) || (before == d && before_index > j))) ok = false;
+      before = d;
+      before_index = j;
     }
     wrong += !ok;
   }

@@ -174,9 +174,9 @@ struct dbscan_join_cell {
   Parents parent;
   std::int64_t cell_search_points;
   KOKKOS_FUNCTION void operator()(const std::int64_t c) const {
+    if (!cells.searched_whole(c, cell_search_points)) return;
     const int self = cells.first(c);
     const std::int64_t b = cells.begin(c), e = cells.end(c);
-    if (self < 0 || e - b > cell_search_points) return;
     const auto& bvh = rule.bvh;
     box3 box = box3::empty();
     for (std::int64_t r = b; r < e; ++r) box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
@@ -190,9 +190,7 @@ struct dbscan_join_cell {
       if (farthest <= rule.inner) return true;
       const sphere_point o = rule.row(q);
       for (std::int64_t p = b; p < e; ++p) {
-        const double dx = o.x - bvh.points(p, column_x), dy = o.y - bvh.points(p, column_y),
-                     dz = o.z - bvh.points(p, column_z);
-        const double chord = dx * dx + dy * dy + dz * dz;
+        const double chord = rule.chord(o, p);
         if (chord <= rule.inner || (chord <= rule.reach && rule.distance(o, p) <= rule.range)) return true;
       }
       return false;
@@ -237,8 +235,7 @@ struct dbscan_join {
   std::int64_t cell_search_points;
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
     if (!core(r)) return;
-    if (cells.any() && cells.cell(r) >= 0 &&
-        cells.end(cells.cell(r)) - cells.begin(cells.cell(r)) <= cell_search_points)
+    if (cells.any() && cells.cell(r) >= 0 && cells.searched_whole(cells.cell(r), cell_search_points))
       return;  // its cell searches for it (dbscan_join_cell)
     const int j = rule.bvh.order(r);
     using order_type = decltype(rule.bvh.order);

@@ -40,6 +40,11 @@ struct dense_cells {
   KOKKOS_INLINE_FUNCTION bool any() const { return runs > 0; }
   // Sorted rows of run c: [begin(c), end(c)).
   KOKKOS_INLINE_FUNCTION std::int64_t end(std::int64_t c) const { return c + 1 < runs ? begin(c + 1) : rows; }
+  // Whether run c is a dense cell that DBSCAN searches around once, for all its points: one of
+  // at most `most` points (dbscan_policy).
+  KOKKOS_INLINE_FUNCTION bool searched_whole(std::int64_t c, std::int64_t most) const {
+    return first(c) >= 0 && end(c) - begin(c) <= most;
+  }
 };
 
 namespace dense_build {

@@ -81,6 +81,13 @@ struct radius_rule {
     return {bvh.points(r, column_x),   bvh.points(r, column_y),   bvh.points(r, column_z),
             bvh.points(r, column_lat), bvh.points(r, column_lon), bvh.points(r, column_coslat)};
   }
+  // Squared distance from o to row r in the index's frame: what the reach and the inner band
+  // are compared with.
+  KOKKOS_INLINE_FUNCTION double chord(const sphere_point& o, std::int64_t r) const {
+    const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
+                 dz = o.z - bvh.points(r, column_z);
+    return dx * dx + dy * dy + dz * dz;
+  }
   KOKKOS_INLINE_FUNCTION double distance(const sphere_point& o, std::int64_t r) const {
     if (sphere)
       return sphere_radius * central_angle(haversine(o.lat, o.lon, o.coslat,
@@ -128,21 +135,14 @@ struct radius_rule {
           constexpr int block = 16;
           for (std::int64_t first = bvh.leaf_begin(node); first < end; first += block) {
             const int count = int(end - first < block ? end - first : block);
-            double chord[block];
-            for (int k = 0; k < count; ++k) {
-              const double dx = o.x - bvh.points(first + k, column_x), dy = o.y - bvh.points(first + k, column_y),
-                           dz = o.z - bvh.points(first + k, column_z);
-              chord[k] = dx * dx + dy * dy + dz * dz;
-            }
+            double chords[block];
+            for (int k = 0; k < count; ++k) chords[k] = chord(o, first + k);
             for (int k = 0; k < count; ++k)
-              if (chord[k] <= reach && !row(first + k, chord[k])) return;
+              if (chords[k] <= reach && !row(first + k, chords[k])) return;
           }
         } else {
-          for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
-            const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
-                         dz = o.z - bvh.points(r, column_z);
-            if (!row(r, dx * dx + dy * dy + dz * dz)) return;
-          }
+          for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r)
+            if (!row(r, chord(o, r))) return;
         }
         continue;
       }
@@ -173,7 +173,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
 }
 
 // Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
-// sort, in place (one thread, any length), after an insertion sort for short runs.
+// sort, in place (one thread, any length; short rows are sorted in registers: register_row).
 template <class Keys, class Values>
 KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
                                         std::int64_t end) {
@@ -189,11 +189,6 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, 
     values(b) = value;
   };
   const std::int64_t n = end - begin;
-  if (n <= 16) {
-    for (std::int64_t i = begin + 1; i < end; ++i)
-      for (std::int64_t j = i; j > begin && before(j, j - 1); --j) swap(j, j - 1);
-    return;
-  }
   // Max-heap on [begin, begin + size): children of begin + c are begin + 2c + 1, 2c + 2.
   const auto sift_down = [&](std::int64_t c, std::int64_t size) {
     for (;;) {
@@ -220,6 +215,9 @@ struct radius_queries {
   Queries queries;
   KOKKOS_INLINE_FUNCTION sphere_point observation(std::int64_t i) const { return rule.query(queries, i); }
 };
+
+// The longest row that within's count pass keeps for the fill and the fill sorts in registers.
+inline constexpr int within_row_capacity = 16;
 
 // Up to `capacity` neighbours (index rows) of each thread's query, kept by the count pass for
 // the fill pass: entry e of thread t at e * threads + t on a GPU (a warp's stores coalesce),
@@ -296,12 +294,11 @@ struct register_row {
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
 // neighbours and, where `distances` is not empty, their distances; with Sorted, by distance
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
-// all, else from a search. A sorted row of up to row_capacity is sorted in registers; a longer
+// all, else from a search. A sorted row of up to within_row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
 template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
-  static constexpr int row_capacity = 16;
   using index_type = typename Found::value_type;
   using distance_type = typename FoundDistances::value_type;
   Rule rule;
@@ -333,7 +330,7 @@ struct fill_within_kernel {
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
-    if (!Sorted || count > row_capacity) {
+    if (!Sorted || count > within_row_capacity) {
       auto visit = [&](std::int64_t r, double d) {
         found(next) = static_cast<index_type>(rule.bvh.order(r));
         if (Sorted) keys(next) = d;
@@ -349,13 +346,13 @@ struct fill_within_kernel {
         for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));
       return;
     }
-    register_row<row_capacity, index_type> row;
+    register_row<within_row_capacity, index_type> row;
     auto visit = [&](std::int64_t r, double d) {
       row.insert(d, static_cast<index_type>(rule.bvh.order(r)));
       return true;
     };
     for_each<true>(t, i, count, visit);
-    for (int k = 0; k < row_capacity; ++k) {
+    for (int k = 0; k < within_row_capacity; ++k) {
       if (k < count) {
         found(begin + k) = row.value[k];
         if (with_distances) distances(begin + k) = static_cast<distance_type>(row.key[k]);

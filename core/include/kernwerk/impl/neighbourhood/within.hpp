@@ -184,11 +184,13 @@ void within_index(const ExecutionSpace& space, const char* fn,
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
   const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
-  // Up to 16 neighbours of each query kept by the count pass, as many as tuning's bytes hold:
-  // the fill pass reads the rows that fit there instead of searching again.
+  // Up to within_row_capacity neighbours of each query kept by the count pass, as many as
+  // tuning's bytes hold: the fill pass reads the rows that fit there instead of searching again.
   held_rows<memory_space> held;
   held.threads = std::int64_t(n);
-  held.capacity = n == 0 ? 0 : int(std::min<std::size_t>(16, tuning.within_held_bytes / (n * sizeof(std::int32_t))));
+  held.capacity = n == 0 ? 0
+                         : int(std::min<std::size_t>(within_row_capacity,
+                                                     tuning.within_held_bytes / (n * sizeof(std::int32_t))));
   Kokkos::View<std::int32_t*, memory_space> held_memory;
   try {
     held_memory = decltype(held_memory)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::held"),
@@ -237,11 +239,8 @@ void within_index(const ExecutionSpace& space, const char* fn,
   using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
                                        Kokkos::View<double*, memory_space>>;
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
-  constexpr int row_capacity =
-      fill_within_kernel<true, typename search_type::rule_type, Queries, typename search_type::order_type,
-                         decltype(starts), found_type, distances_type, keys_type, decltype(held)>::row_capacity;
   keys_type keys;
-  if (order == row_order::nearest_first && longest > row_capacity) {
+  if (order == row_order::nearest_first && longest > within_row_capacity) {
     if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
     resized(keys, total, "kernwerk::within::keys");
   }

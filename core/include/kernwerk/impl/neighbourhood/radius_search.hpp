@@ -224,7 +224,6 @@ inline constexpr int within_row_capacity = 16;
 // t * capacity + e on the host (each thread's in one cache line or two).
 template <class MemorySpace>
 struct held_rows {
-  using memory_space = MemorySpace;
   Kokkos::View<std::int32_t*, MemorySpace, Kokkos::MemoryUnmanaged> rows;
   std::int64_t threads = 0;
   int capacity = 0;
@@ -292,33 +291,12 @@ struct register_row {
   }
 };
 
-// Query rows the count pass could not keep whole (longer than held_rows' capacity), set
-// aside by the fill's first launch for a second: a row searched again inside a warp of kept
-// rows holds the warp for its whole search, and on GPUs most warps held one
-// (perf/results/dbscan-cuda-h200.json, the unsorted fill). Threads that find the list full
-// search in place.
-template <class MemorySpace>
-struct long_rows {
-  Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged> threads;  // of the fill
-  Kokkos::View<std::int64_t, MemorySpace, Kokkos::MemoryUnmanaged> listed;    // zeroed first
-  // Whether thread t's row was set aside.
-  KOKKOS_INLINE_FUNCTION bool set_aside(std::int64_t t) const {
-    if (threads.extent(0) == 0) return false;
-    const std::int64_t slot = Kokkos::atomic_fetch_add(&listed(), std::int64_t(1));
-    if (slot >= std::int64_t(threads.extent(0))) return false;
-    threads(slot) = t;
-    return true;
-  }
-};
-
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
 // neighbours and, where `distances` is not empty, their distances; with Sorted, by distance
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
-// all, else from a search: the first launch (Long false) sets such rows aside in `longer`
-// where it has room, the second (Long true) takes thread longer.threads(s) for each s. A
-// sorted row of up to within_row_capacity is sorted in registers; a longer one where it lies,
-// on its float64 distances in `keys` (which may be `distances` itself).
-template <bool Sorted, bool Long, class Rule, class Queries, class Order, class Offsets, class Found,
+// all, else from a search. A sorted row of up to within_row_capacity is sorted in registers; a longer
+// one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
+template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
   using index_type = typename Found::value_type;
@@ -331,7 +309,6 @@ struct fill_within_kernel {
   FoundDistances distances;
   Keys keys;
   Held held;
-  long_rows<typename Held::memory_space> longer;
 
   // visit(row, distance) for each neighbour of thread t's query i; the distance is computed
   // only With_distances.
@@ -348,11 +325,9 @@ struct fill_within_kernel {
       visit(r, With_distances ? rule.distance(o, r) : 0.0);
     }
   }
-  KOKKOS_FUNCTION void operator()(const std::int64_t s) const {
-    const std::int64_t t = Long ? longer.threads(s) : s;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t i = order(t);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
-    if (!Long && count > held.capacity && longer.set_aside(t)) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
     if (!Sorted || count > within_row_capacity) {

@@ -244,40 +244,15 @@ void within_index(const ExecutionSpace& space, const char* fn,
     if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
     resized(keys, total, "kernwerk::within::keys");
   }
-  // Rows the count pass could not keep are set aside by the first launch for the second
-  // (radius_search.hpp: long_rows), as many as there are queries, where there is room.
-  long_rows<memory_space> longer;
-  Kokkos::View<std::int64_t*, memory_space> longer_memory;
-  Kokkos::View<std::int64_t, memory_space> listed(Kokkos::view_alloc(space, "kernwerk::within::listed"));
-  if (held.capacity > 0) {
-    try {
-      longer_memory = decltype(longer_memory)(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::long_rows"), n);
-    } catch (const std::exception&) {  // no room: every row filled by the first launch
-    }
-  }
-  longer.threads = longer_memory;
-  longer.listed = listed;
-  const auto fill = [&](auto sorted, auto long_rows_only, std::int64_t threads) {
-    launch_for(long_rows_only ? "kernwerk::within::fill_long" : "kernwerk::within::fill", space, threads,
-               fill_within_kernel<decltype(sorted)::value, decltype(long_rows_only)::value,
-                                  typename search_type::rule_type, Queries,
+  const auto fill = [&](auto sorted) {
+    launch_for("kernwerk::within::fill", space, search.size(),
+               fill_within_kernel<decltype(sorted)::value, typename search_type::rule_type, Queries,
                                   typename search_type::order_type, decltype(starts), found_type,
                                   distances_type, keys_type, decltype(held)>{
-                   search.rule, search.queries, search.order, starts, found, found_distances, keys,
-                   held, longer});
+                   search.rule, search.queries, search.order, starts, found, found_distances, keys, held});
   };
-  const auto fill_both = [&](auto sorted) {
-    fill(sorted, std::false_type(), search.size());
-    if (longer.threads.extent(0) == 0) return;
-    std::int64_t set_aside = 0;
-    Kokkos::deep_copy(space, Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&set_aside),
-                      listed);
-    space.fence();
-    fill(sorted, std::true_type(), std::min<std::int64_t>(set_aside, longer.threads.extent(0)));
-  };
-  if (order == row_order::nearest_first) fill_both(std::true_type());
-  else fill_both(std::false_type());
+  if (order == row_order::nearest_first) fill(std::true_type());
+  else fill(std::false_type());
   space.fence();
 
   if constexpr (indices_here) {

@@ -283,6 +283,14 @@ TEST_CASE("C API: a sphere index built once answers as kw_nearest, on host and d
     }
 }
 
+// Each row of `indices` (compressed rows of `offsets`) as a set, in ascending order: rows in
+// any order compared with rows nearest first.
+static std::vector<int64_t> rows_as_sets(const std::vector<int64_t>& offsets, std::vector<int64_t> indices) {
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    std::sort(indices.begin() + offsets[i], indices.begin() + offsets[i + 1]);
+  return indices;
+}
+
 TEST_CASE("C API: kw_index answers as kw_nearest, kw_within and kw_count_within, both metrics") {
   const int64_t n = 700, m = 1500, k = 3;
   for (kw_memory memory : {KW_MEMORY_HOST, KW_MEMORY_DEVICE})
@@ -338,6 +346,26 @@ TEST_CASE("C API: kw_index answers as kw_nearest, kw_within and kw_count_within,
       CHECK(found_distances.values() == found_distances_once.values());
       kw_within_result_destroy(kept);
       kw_within_result_destroy(once);
+
+      // An index created for rows in any order without distances: the same sets, and a copy
+      // that asks for the distances refused.
+      kw_within_options set_only = options;
+      set_only.order = 1;
+      set_only.distances = 0;
+      kw_index* unsorted = nullptr;
+      REQUIRE(kw_index_create(KW_FLOAT64, memory, dimension, ps.data(), m, &set_only, &unsorted) == KW_SUCCESS);
+      REQUIRE(kw_index_within(unsorted, qs.data(), n, radius, &kept) == KW_SUCCESS);
+      REQUIRE(kw_within_result_total(kept) == total);
+      buffer<int64_t> offsets_set(memory, std::vector<int64_t>(n + 1)), found_set(memory, std::vector<int64_t>(total, -1));
+      const auto distances_before = found_distances.values();
+      expect_failure(kw_within_result_copy(kept, offsets_set.data(), found_set.data(), found_distances.data()),
+                     KW_INVALID_ARGUMENT, "kw_within_result_copy: distances: must be NULL");
+      CHECK(found_distances.values() == distances_before);
+      REQUIRE(kw_within_result_copy(kept, offsets_set.data(), found_set.data(), nullptr) == KW_SUCCESS);
+      CHECK(offsets_set.values() == offsets.values());
+      CHECK(rows_as_sets(offsets.values(), found_set.values()) == rows_as_sets(offsets.values(), found.values()));
+      kw_within_result_destroy(kept);
+      CHECK(kw_index_destroy(unsorted) == KW_SUCCESS);
 
       // Bad input: named, outputs untouched.
       const auto before = idx.values();
@@ -593,6 +621,39 @@ TEST_CASE("C API: radius search and DBSCAN equal the C++ calls, on host and devi
     CHECK(indices_only.values() == indices.values());
     CHECK(kw_within_result_destroy(result) == KW_SUCCESS);
 
+    // Rows in any order, with and without their distances: the same neighbours, each at its
+    // distance.
+    for (int with_distances : {1, 0}) {
+      CAPTURE(with_distances);
+      kw_within_options unsorted = options;
+      unsorted.order = 1;
+      unsorted.distances = with_distances;
+      REQUIRE(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &unsorted, &result) == KW_SUCCESS);
+      REQUIRE(kw_within_result_total(result) == total);
+      buffer<int64_t> any_offsets(memory, std::vector<int64_t>(n + 1, -1)), any_indices(memory, std::vector<int64_t>(total, -1));
+      buffer<double> any_distances(memory, std::vector<double>(total, -1));
+      REQUIRE(kw_within_result_copy(result, any_offsets.data(), any_indices.data(),
+                                    with_distances ? any_distances.data() : nullptr) == KW_SUCCESS);
+      CHECK(kw_within_result_destroy(result) == KW_SUCCESS);
+      CHECK(any_offsets.values() == offsets.values());
+      CHECK(rows_as_sets(offsets.values(), any_indices.values()) == rows_as_sets(offsets.values(), indices.values()));
+      if (with_distances) {
+        const auto got_indices = any_indices.values();
+        const auto got = any_distances.values();
+        int64_t mismatched = 0;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t e = want_offsets(i); e < want_offsets(i + 1); ++e) {
+            const int64_t j = got_indices[e];
+            const double* o = &queries[2 * i];
+            const double* r = &points[2 * j];
+            const double dlat = std::sin(0.5 * (r[0] - o[0])), dlon = std::sin(0.5 * (r[1] - o[1]));
+            const double h = dlat * dlat + std::cos(o[0]) * std::cos(r[0]) * dlon * dlon;
+            mismatched += std::abs(2 * std::asin(std::sqrt(h)) - got[e]) > 1e-14;
+          }
+        CHECK(mismatched == 0);
+      }
+    }
+
     // float32 points: the distances in float32, the same neighbours where no distance is
     // within float32 rounding of the radius.
     std::vector<float> queries32(queries.begin(), queries.end()), points32(points.begin(), points.end());
@@ -637,6 +698,14 @@ TEST_CASE("C API: radius search and DBSCAN equal the C++ calls, on host and devi
     result = nullptr;
     expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &options, &result),
                    KW_INVALID_ARGUMENT, "kw_within: options->metric: is not 0 or 1");
+    options.metric = 0;
+    options.order = 2;
+    expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &options, &result),
+                   KW_INVALID_ARGUMENT, "kw_within: options->order: is not 0 or 1");
+    options.order = 0;
+    options.distances = -1;
+    expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, &options, &result),
+                   KW_INVALID_ARGUMENT, "kw_within: options->distances: is not 0 or 1");
     expect_failure(kw_within(KW_FLOAT64, memory, 2, qs.data(), n, ps.data(), m, radius, nullptr, nullptr),
                    KW_INVALID_ARGUMENT, "kw_within: result: is NULL");
     expect_failure(kw_within(KW_FLOAT64, memory, 3, qs.data(), n, ps.data(), m, radius, nullptr, &result),

@@ -101,10 +101,12 @@ check("sphere: a pole, the date line, noise", np.vstack([pole, dateline, noise])
 
 
 
-def check_within(name, queries, points, distance, metric):
+def check_within(name, queries, points, distance, metric, rows=()):
+    """rows: --order any and --no-distances, each query's lines then checked as a set."""
     tree = NearestNeighbors(radius=distance, metric=metric, algorithm="ball_tree").fit(points)
     want_distances, want_indices = tree.radius_neighbors(queries, sort_results=True)
-    extra = ["--metric", metric] + (["--dim", str(points.shape[1])] if metric == "euclidean" else [])
+    extra = ["--metric", metric] + (["--dim", str(points.shape[1])] if metric == "euclidean" else []) + list(rows)
+    sorted_rows = "any" not in rows
     with tempfile.TemporaryDirectory() as folder:
         paths = [os.path.join(folder, f) for f in ("queries.csv", "points.csv", "pairs.csv")]
         np.savetxt(paths[0], queries, delimiter=",", fmt="%.17g")
@@ -115,17 +117,21 @@ def check_within(name, queries, points, distance, metric):
     for i in range(len(queries)):
         mine = pairs[pairs[:, 0] == i]
         # Equal distances in scikit-learn's order may differ: compare sets, and distances sorted.
-        if set(mine[:, 1].astype(np.int64)) != set(want_indices[i]) or \
-                not np.allclose(mine[:, 2], np.sort(want_distances[i]), rtol=1e-12, atol=1e-15):
+        distances = None if "--no-distances" in rows else mine[:, 2] if sorted_rows else np.sort(mine[:, 2])
+        if pairs.shape[1] != (2 if distances is None else 3) or \
+                set(mine[:, 1].astype(np.int64)) != set(want_indices[i]) or len(mine) != len(want_indices[i]) or \
+                (distances is not None and
+                 not np.allclose(distances, np.sort(want_distances[i]), rtol=1e-12, atol=1e-15)):
             failures.append(f"{name}: query {i}: the points within {distance} differ from scikit-learn's")
             return
-    print(f"{name}: {len(pairs)} pairs")
+    print(f"{name} {' '.join(rows)}: {len(pairs)} pairs")
 
 
 check_within("within: 2-D moons", make_moons(500, noise=0.05, random_state=7)[0],
              make_moons(3000, noise=0.05, random_state=8)[0], 0.05, "euclidean")
-check_within("within: the sphere", np.vstack([pole[:200], dateline[:200], noise[:100]]),
-             np.vstack([pole, dateline, noise]), 0.003, "haversine")
+for rows in ((), ("--order", "any"), ("--order", "any", "--no-distances"), ("--no-distances",)):
+    check_within("within: the sphere", np.vstack([pole[:200], dateline[:200], noise[:100]]),
+                 np.vstack([pole, dateline, noise]), 0.003, "haversine", rows)
 
 
 def check_refused(arguments, status, words):
@@ -151,6 +157,8 @@ check_refused(["within", "--queries", "BAD", "--points", "BAD", "--distance", "-
               ["--distance"])
 check_refused(["within", "--queries", "BAD", "--points", "BAD", "--distance", "1", "--out", "OUT"], 1,
               ["bad.csv"])
+check_refused(["within", "--queries", "BAD", "--points", "BAD", "--distance", "1", "--order", "sideways",
+               "--out", "OUT"], 2, ["--order", "nearest-first, any"])
 
 if failures:
     print("\n".join(failures))

@@ -287,8 +287,8 @@ contains
     real(real64) :: queries(2, 60), points(2, 200), blobs(2, 63), d
     real(real32) :: points32(2, 200), queries32(2, 60)
     integer(int64) :: counts(60), offsets(61), labels(63), clusters, want
-    integer(int64), allocatable :: indices(:)
-    real(real64), allocatable :: distances(:)
+    integer(int64), allocatable :: indices(:), unsorted(:)
+    real(real64), allocatable :: distances(:), unsorted_distances(:)
     real(real32), allocatable :: distances32(:)
     logical :: sorted, within_distance
     integer :: i, j, p
@@ -324,6 +324,22 @@ contains
     call check(stat == KW_SUCCESS .and. size(distances32) == size(indices), 'within of real32 points')
     call kw_within(queries, points, 0.2_real64, offsets, indices, euclidean=.true., stat=stat)
     call check(stat == KW_SUCCESS .and. size(indices) == offsets(61) - 1, 'within without distances')
+    ! Rows in any order: the neighbours of the sorted rows (each once), at their distances.
+    call kw_within(queries, points, 0.2_real64, offsets, unsorted, unsorted_distances, euclidean=.true., &
+                   any_order=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. size(unsorted) == size(indices), 'within in any order runs')
+    within_distance = .true.
+    do i = 1, 60
+      do p = int(offsets(i)), int(offsets(i + 1)) - 1
+        d = norm2(points(:, unsorted(p)) - queries(:, i))
+        within_distance = within_distance .and. abs(unsorted_distances(p) - d) <= 1e-15_real64 .and. &
+                          count(indices(offsets(i):offsets(i + 1) - 1) == unsorted(p)) == 1 .and. &
+                          count(unsorted(offsets(i):offsets(i + 1) - 1) == unsorted(p)) == 1
+      end do
+    end do
+    call check(within_distance, 'within in any order: the same neighbours at their distances')
+    call kw_within(queries, points, 0.2_real64, offsets, unsorted, euclidean=.true., any_order=.true., stat=stat)
+    call check(stat == KW_SUCCESS .and. size(unsorted) == size(indices), 'within in any order without distances')
     offsets = -3
     call kw_within(queries, points(1:1, :), 0.2_real64, offsets, indices, distances, euclidean=.true., stat=stat)
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'points', 'within: points of another dimension')

@@ -45,10 +45,13 @@ const command_help commands[] = {
     {"within",
      "  within --queries FILE --points FILE --distance D --out FILE [--degrees]\n"
      "         [--metric haversine|euclidean] [--radius R] [--dim 2|3] [--backend B]\n"
+     "         [--order nearest-first|any] [--no-distances]\n"
      "      Every point within distance D of each query (a point at exactly D counts): CSV\n"
      "      'query,index,distance', one line a pair, each query's nearest first (equal\n"
      "      distances by index). Distances and D are in the units of kernwerk nearest's\n"
-     "      (haversine: radians times R). Point files as for nearest.\n"},
+     "      (haversine: radians times R). Point files as for nearest. --order any leaves each\n"
+     "      query's lines in any order and --no-distances drops the column ('query,index'):\n"
+     "      both cost less.\n"},
     {"dbscan",
      "  dbscan --in FILE --eps E --min-samples M --out FILE [--degrees]\n"
      "         [--metric haversine|euclidean] [--radius R] [--dim 2|3]\n"

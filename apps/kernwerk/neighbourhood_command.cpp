@@ -50,6 +50,8 @@ void append_number(std::string& buffer, Number value, char after) {
 int run_within(const arguments& args) {
   within_options options;
   read_metric_options(args, options);
+  options.order = args.parsed("--order", "nearest-first", parse_row_order);
+  const bool with_distances = !args.has("--no-distances");
   if (!args.has("--distance")) throw usage_error("--distance: required");
   const double distance = args.number("--distance", 0.0);
   if (!(std::isfinite(distance) && distance >= 0))
@@ -71,19 +73,23 @@ int run_within(const arguments& args) {
     space_name = space.name();
     with_view(queries, [&](auto q) {
       with_view(points, [&](auto p) {
-        kernwerk::within(space, q, p, distance, offsets, indices, distances, options);
+        if (with_distances) kernwerk::within(space, q, p, distance, offsets, indices, distances, options);
+        else kernwerk::within(space, q, p, distance, offsets, indices, options);
       });
     });
   });
   const double elapsed = seconds_since(start);
-  // One line a pair: the query, the point, the distance; each query's nearest first.
+  // One line a pair: the query, the point and its distance; each query's nearest first unless
+  // --order any.
   std::size_t query = 0;
-  write_csv(output, "query,index,distance\n", indices.extent(0), [&](std::size_t e, std::string& buffer) {
-    while (std::int64_t(e) >= offsets(query + 1)) ++query;
-    append_number(buffer, std::int64_t(query), ',');
-    append_number(buffer, indices(e), ',');
-    append_number(buffer, distances(e), '\n');
-  });
+  write_csv(output, with_distances ? "query,index,distance\n" : "query,index\n", indices.extent(0),
+            [&](std::size_t e, std::string& buffer) {
+              while (std::int64_t(e) >= offsets(query + 1)) ++query;
+              append_number(buffer, std::int64_t(query), ',');
+              if (!with_distances) return append_number(buffer, indices(e), '\n');
+              append_number(buffer, indices(e), ',');
+              append_number(buffer, distances(e), '\n');
+            });
   std::fprintf(stderr, "kernwerk within: %zu queries x %zu points, %zu pairs within %g in %.3f s on %s\n",
                queries.count, points.count, indices.extent(0), distance, elapsed, space_name.c_str());
   return 0;

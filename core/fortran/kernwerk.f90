@@ -114,7 +114,8 @@ end module kernwerk_support
 !!   the neighbours of query i are indices(p) at distances(p) for p from offsets(i) to
 !!   offsets(i + 1) - 1, nearest first, ties to the smallest index (1-based); offsets(n + 1)
 !!   (integer(int64)); indices (integer(int64)) and distances are allocatable and come back
-!!   allocated to the number found.
+!!   allocated to the number found. any_order = .true. leaves each row unsorted, which costs
+!!   less (the same neighbours); without distances none are computed.
 !! - `call kw_dbscan(points, eps, min_samples, labels [, clusters, first_cluster, degrees,
 !!   radius, euclidean, stat])`: DBSCAN of points(dimension, n); labels(n) (integer(int64))
 !!   receives each point's cluster, numbered from 1 in the order of their smallest core point
@@ -201,6 +202,7 @@ module kernwerk
   type, bind(C) :: within_options_c  ! kw_within_options
     integer(c_int) :: metric, degrees
     real(c_double) :: radius
+    integer(c_int) :: order, distances
   end type
 
   type, bind(C) :: dbscan_options_c  ! kw_dbscan_options
@@ -631,7 +633,21 @@ contains
     type(within_options_c) :: options
     type(nearest_options_c) :: nearest
     nearest = options_of(degrees, radius, euclidean)
-    options = within_options_c(nearest%metric, nearest%degrees, nearest%radius)
+    options = within_options_c(nearest%metric, nearest%degrees, nearest%radius, 0, 1)
+  end function
+
+  ! `options` with kw_within's rows: in any order where any_order is .true., the distances
+  ! computed only where they are asked for.
+  function rows_of(options, any_order, with_distances) result(rows)
+    type(within_options_c), intent(in) :: options
+    logical, intent(in), optional :: any_order
+    logical, intent(in) :: with_distances
+    type(within_options_c) :: rows
+    rows = options
+    if (present(any_order)) then
+      if (any_order) rows%order = 1
+    end if
+    rows%distances = merge(1_c_int, 0_c_int, with_distances)
   end function
 
   ! Whether points have as many coordinates as the queries.
@@ -686,37 +702,43 @@ contains
   end function
 
   ! kw_within (the module's description has its arguments)
-  subroutine within_real64(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, stat)
+  subroutine within_real64(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, &
+                           any_order, stat)
     real(real64), intent(in), target, contiguous :: queries(:, :), points(:, :)
     real(real64), intent(in) :: distance
     integer(int64), intent(inout), contiguous :: offsets(:)
     integer(int64), allocatable, intent(inout) :: indices(:)
     real(real64), allocatable, intent(inout), target, optional :: distances(:)
-    logical, intent(in), optional :: degrees, euclidean
+    logical, intent(in), optional :: degrees, euclidean, any_order
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
     type(c_ptr) :: result
     integer(c_int) :: status
     status = within_search(KW_FLOAT64, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
                            size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
-                           size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
+                           size(offsets, kind=int64), &
+                           rows_of(within_options_of(degrees, radius, euclidean), any_order, present(distances)), &
+                           result)
     call within_result_real64(status, result, offsets, indices, distances, stat)
   end subroutine
 
-  subroutine within_real32(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, stat)
+  subroutine within_real32(queries, points, distance, offsets, indices, distances, degrees, radius, euclidean, &
+                           any_order, stat)
     real(real32), intent(in), target, contiguous :: queries(:, :), points(:, :)
     real(real64), intent(in) :: distance
     integer(int64), intent(inout), contiguous :: offsets(:)
     integer(int64), allocatable, intent(inout) :: indices(:)
     real(real32), allocatable, intent(inout), target, optional :: distances(:)
-    logical, intent(in), optional :: degrees, euclidean
+    logical, intent(in), optional :: degrees, euclidean, any_order
     real(real64), intent(in), optional :: radius
     integer, intent(out), optional :: stat
     type(c_ptr) :: result
     integer(c_int) :: status
     status = within_search(KW_FLOAT32, size(queries, 1, int64), size(points, 1, int64), c_loc(queries), &
                            size(queries, 2, int64), c_loc(points), size(points, 2, int64), distance, &
-                           size(offsets, kind=int64), within_options_of(degrees, radius, euclidean), result)
+                           size(offsets, kind=int64), &
+                           rows_of(within_options_of(degrees, radius, euclidean), any_order, present(distances)), &
+                           result)
     call within_result_real32(status, result, offsets, indices, distances, stat)
   end subroutine
 

@@ -124,14 +124,20 @@ int64_t kw_sphere_index_size(const kw_sphere_index* index);
 kw_status kw_sphere_index_destroy(kw_sphere_index* index);
 
 /* ---- radius search and DBSCAN ------------------------------------------------------------ */
-/** Options of kw_count_within and kw_within; kw_within_options_default fills the defaults. */
+/** Options of kw_count_within, kw_within and kw_index_create; kw_within_options_default fills
+ * the defaults. order and distances shape kw_within's rows (and kw_index_within's, from the
+ * options the index was created with). */
 typedef struct kw_within_options {
   int metric;    /**< 0 haversine (lat, lon), 1 euclidean */
   int degrees;   /**< haversine coordinates in degrees (else radians) */
   double radius; /**< haversine distances are central angles times this */
+  int order;     /**< 0: each row nearest first, equal distances by index; 1: the same
+                      neighbours in any order, which costs less */
+  int distances; /**< 1: kept for kw_within_result_copy; 0: left out, which costs less (the
+                      copy then takes NULL distances) */
 } kw_within_options;
 
-/** Haversine in radians on the unit sphere. */
+/** Haversine in radians on the unit sphere; rows nearest first, with their distances. */
 void kw_within_options_default(kw_within_options* options);
 
 /** counts[i] = the number of the m points within `radius` of query i (n queries). Points are
@@ -154,8 +160,9 @@ kw_status kw_within(kw_type type, kw_memory memory, int64_t dimension, const voi
 int64_t kw_within_result_total(const kw_within_result* result);
 /** Copies the answer in compressed rows: the neighbours of query i are indices[p] at
  * distances[p] for p from offsets[i] to offsets[i + 1], sorted by distance, equal distances by
- * index. offsets holds n + 1 entries, indices and distances (of the call's type; NULL to leave
- * them out) kw_within_result_total; all in the call's memory. */
+ * index (unsorted where the options asked for any order). offsets holds n + 1 entries, indices
+ * and distances (of the call's type; NULL to leave them out, as it must be where the options
+ * left them out) kw_within_result_total; all in the call's memory. */
 kw_status kw_within_result_copy(const kw_within_result* result, int64_t* offsets,
                                 int64_t* indices, void* distances);
 /** Frees the answer; NULL is fine. */
@@ -201,7 +208,8 @@ kw_status kw_index_nearest(const kw_index* index, const void* queries, int64_t n
 kw_status kw_index_count_within(const kw_index* index, const void* queries, int64_t n,
                                 double radius, int64_t* counts);
 /** Every indexed point within `radius` of each of n queries into a new *result (untouched on
- * failure), as kw_within: kw_within_result_total and kw_within_result_copy read it. */
+ * failure), as kw_within, its rows in the order and with the distances of the options the
+ * index was created with: kw_within_result_total and kw_within_result_copy read it. */
 kw_status kw_index_within(const kw_index* index, const void* queries, int64_t n, double radius,
                           kw_within_result** result);
 /** The points indexed; 0 for NULL. */

@@ -187,9 +187,25 @@ class within_answer_in final : public within_answer {
   Kokkos::View<std::int64_t*, memory_space> indices{"kernwerk.within.indices", 0};
   Kokkos::View<double*, memory_space> distances{"kernwerk.within.distances", 0};
 
+  bool with_distances = true;
+
+  // The answer of search(offsets, indices[, distances]) for n queries, as `rows` asks.
+  template <class Search>
+  static std::unique_ptr<within_answer_in> found(std::int64_t n, const row_settings& rows, Search&& search) {
+    auto made = std::make_unique<within_answer_in>();
+    made->offsets = decltype(made->offsets)("kernwerk.within.offsets", std::size_t(n + 1));
+    made->with_distances = rows.distances;
+    if (rows.distances) search(made->offsets, made->indices, made->distances);
+    else search(made->offsets, made->indices);
+    Space().fence();
+    return made;
+  }
+
   std::int64_t total() const override { return std::int64_t(indices.extent(0)); }
   void copy(const array_ref& offsets_out, const array_ref& indices_out, const array_ref* distances_out) const override {
     constexpr const char* fn = "within";
+    if (distances_out && !with_distances)
+      throw invalid_argument(fn, "distances", "the search left them out (distances=False)");
     const Space space;
     impl::copy_converted(space, offsets, vector_of<std::int64_t, Space>(fn, offsets_out));
     impl::copy_converted(space, indices, vector_of<std::int64_t, Space>(fn, indices_out));
@@ -201,19 +217,19 @@ class within_answer_in final : public within_answer {
 }  // namespace
 
 std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref& points, double distance,
-                                      const within_settings& settings) {
+                                      const within_settings& settings, const row_settings& rows) {
   constexpr const char* fn = "within";
   require_like(fn, points, queries, true);
-  const auto options = metric_options<within_options>(settings);
+  auto options = metric_options<within_options>(settings);
+  options.order = rows.sorted ? row_order::nearest_first : row_order::any;
   std::unique_ptr<within_answer> answer;
   on_space_and_float(fn, queries, [&](auto space, auto zero) {
     using T = decltype(zero);
     using Space = decltype(space);
-    auto made = std::make_unique<within_answer_in<Space, T>>();
-    made->offsets = decltype(made->offsets)("kernwerk.within.offsets", std::size_t(queries.extent[0] + 1));
-    kernwerk::within(space, matrix_of<const T, Space>(fn, queries), matrix_of<const T, Space>(fn, points), distance,
-                     made->offsets, made->indices, made->distances, options);
-    answer = std::move(made);
+    answer = within_answer_in<Space, T>::found(queries.extent[0], rows, [&](auto&... outputs) {
+      kernwerk::within(space, matrix_of<const T, Space>(fn, queries), matrix_of<const T, Space>(fn, points),
+                       distance, outputs..., options);
+    });
   });
   return answer;
 }
@@ -298,16 +314,14 @@ class index_in final : public spatial_index, private releasable {
     space.fence();
   }
 
-  std::unique_ptr<within_answer> within(const array_ref& queries, double distance) const override {
+  std::unique_ptr<within_answer> within(const array_ref& queries, double distance,
+                                        const row_settings& rows) const override {
     constexpr const char* fn = "Index.query_radius";
     require_query(fn, queries);
-    const Space space;
-    auto made = std::make_unique<within_answer_in<Space, T>>();
-    made->offsets = decltype(made->offsets)("kernwerk.within.offsets", std::size_t(queries.extent[0] + 1));
-    built(fn).within(space, matrix_of<const T, Space>(fn, queries), distance, made->offsets, made->indices,
-                     made->distances);
-    space.fence();
-    return made;
+    return within_answer_in<Space, T>::found(queries.extent[0], rows, [&](auto&... outputs) {
+      built(fn).within(Space(), matrix_of<const T, Space>(fn, queries), distance, outputs...,
+                       rows.sorted ? row_order::nearest_first : row_order::any);
+    });
   }
 
   void count_within(const array_ref& queries, double distance, const array_ref& counts) const override {

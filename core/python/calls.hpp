@@ -64,17 +64,22 @@ struct within_settings {
   bool degrees = false;
   double radius = 1.0;
 };
+// The rows of a radius search's answer: sorted nearest first, and with their distances.
+struct row_settings {
+  bool sorted = true;
+  bool distances = true;
+};
 // A radius search's answer, held until the caller has arrays of its size to copy it into.
 class within_answer {
  public:
   virtual ~within_answer() = default;
   virtual std::int64_t total() const = 0;
-  // offsets (n + 1), indices (total) int64 and distances (total, the queries' type; may be
-  // absent), where the queries lay.
+  // offsets (n + 1), indices (total) int64 and distances (total, the queries' type; absent
+  // where the search left them out), where the queries lay.
   virtual void copy(const array_ref& offsets, const array_ref& indices, const array_ref* distances) const = 0;
 };
 std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref& points, double distance,
-                                      const within_settings& settings);
+                                      const within_settings& settings, const row_settings& rows);
 void count_within(const array_ref& queries, const array_ref& points, double distance, const array_ref& counts,
                   const within_settings& settings);
 // A kernwerk::spatial_index over the rows of an array, built on the execution space of the array's place
@@ -87,7 +92,8 @@ class spatial_index {
   virtual std::int64_t dimension() const = 0;
   // indices (int64) and distances (the points' type): (n, k) arrays where the queries lie.
   virtual void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const = 0;
-  virtual std::unique_ptr<within_answer> within(const array_ref& queries, double distance) const = 0;
+  virtual std::unique_ptr<within_answer> within(const array_ref& queries, double distance,
+                                                const row_settings& rows) const = 0;
   virtual void count_within(const array_ref& queries, double distance, const array_ref& counts) const = 0;
 };
 std::shared_ptr<spatial_index> make_index(const array_ref& points, const within_settings& settings);

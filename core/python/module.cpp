@@ -116,12 +116,12 @@ PYBIND11_MODULE(_core, m) {
         translated("within", {}, [&] { answer.copy(o, i, d.get()); });
       });
   m.def("within", [](py::handle queries, py::handle points, double distance, const std::string& metric,
-                                 bool degrees, double radius) {
+                                 bool degrees, double radius, bool sorted, bool distances) {
     borrowed keep("within");
     const array_ref q = describe(queries, "queries", false, keep), p = describe(points, "points", false, keep);
     return translated("within", {{"radius", "distance"}, {"options.radius", "radius"}, {"options.units", "degrees"},
                                  {"options.metric", "metric"}}, [&] {
-      return within(q, p, distance, within_settings{metric, degrees, radius});
+      return within(q, p, distance, within_settings{metric, degrees, radius}, row_settings{sorted, distances});
     });
   });
   m.def("count_within", [](py::handle queries, py::handle points, double distance, py::handle counts,
@@ -143,11 +143,12 @@ PYBIND11_MODULE(_core, m) {
         translated("Index.query", {{"queries", "x"}, {"indices", "out[1]"}, {"distances", "out[0]"}},
                    [&] { index.nearest(q, i, d); });
       })
-      .def("within", [](const spatial_index& index, py::handle queries, double distance) {
+      .def("within", [](const spatial_index& index, py::handle queries, double distance, bool sorted,
+                        bool distances) {
         borrowed keep("Index.query_radius");
         const array_ref q = describe(queries, "x", false, keep);
         return translated("Index.query_radius", {{"queries", "x"}, {"radius", "r"}},
-                          [&] { return index.within(q, distance); });
+                          [&] { return index.within(q, distance, row_settings{sorted, distances}); });
       })
       .def("count_within", [](const spatial_index& index, py::handle queries, double distance, py::handle counts) {
         borrowed keep("Index.query_radius");

@@ -107,7 +107,9 @@ kw_status destroy(const char* fn, Handle* handle) {
 
 }  // namespace
 
-struct kw_index : index_handle<kernwerk::spatial_index> {};
+struct kw_index : index_handle<kernwerk::spatial_index> {
+  within_rows rows;  // of kw_index_within
+};
 struct kw_sphere_index : index_handle<kernwerk::sphere_index> {};
 
 extern "C" {
@@ -120,6 +122,7 @@ kw_status kw_index_create(kw_type type, kw_memory memory, int64_t dimension, con
     require_points(fn, memory, dimension, "points", points, m, "m");
     const kernwerk::index_options cpp = index_options_of(fn, options);
     auto made = std::make_unique<kw_index>();
+    made->rows = within_rows_of(fn, options);
     made->type = type;
     made->memory = memory;
     made->dimension = dimension;
@@ -160,11 +163,10 @@ kw_status kw_index_within(const kw_index* index, const void* queries, int64_t n,
     index->run(fn, [&](const auto& built, auto space, auto tag) {
       using Space = decltype(space);
       using T = typename decltype(tag)::type;
-      auto answer = std::make_unique<within_answer<Space>>(index->type, index->memory, n);
-      built.within(space, index->template points_of<T, Space>(queries, n), radius, answer->offsets,
-                   answer->indices, answer->distances);
-      answer->total = int64_t(answer->indices.extent(0));
-      *result = answer.release();
+      *result = within_answer<Space>::found(index->type, index->memory, n, index->rows, [&](auto&... outputs) {
+        built.within(space, index->template points_of<T, Space>(queries, n), radius, outputs...,
+                     index->rows.order);
+      });
     });
   });
 }

@@ -22,7 +22,7 @@ using points_view =
 extern "C" {
 
 void kw_within_options_default(kw_within_options* options) {
-  if (options) *options = kw_within_options{0, 0, 1.0};
+  if (options) *options = kw_within_options{0, 0, 1.0, 0, 1};
 }
 
 void kw_dbscan_options_default(kw_dbscan_options* options) {
@@ -59,17 +59,18 @@ kw_status kw_within(kw_type type, kw_memory memory, int64_t dimension, const voi
     require(result != nullptr, fn, "result", "is NULL");
     require_points(fn, memory, dimension, "queries", queries, n, "n");
     require_points(fn, memory, dimension, "points", points, m, "m");
-    const kernwerk::within_options cpp{index_options_of(fn, options)};
+    const within_rows rows = within_rows_of(fn, options);
+    kernwerk::within_options cpp{index_options_of(fn, options)};
+    cpp.order = rows.order;
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
       with_type(fn, type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        auto answer = std::make_unique<within_answer<Space>>(type, memory, n);
-        kernwerk::within(space, points_view<T, Space>(static_cast<const T*>(queries), n, dimension),
-                         points_view<T, Space>(static_cast<const T*>(points), m, dimension), radius,
-                         answer->offsets, answer->indices, answer->distances, cpp);
-        answer->total = int64_t(answer->indices.extent(0));
-        *result = answer.release();
+        *result = within_answer<Space>::found(type, memory, n, rows, [&](auto&... outputs) {
+          kernwerk::within(space, points_view<T, Space>(static_cast<const T*>(queries), n, dimension),
+                           points_view<T, Space>(static_cast<const T*>(points), m, dimension), radius,
+                           outputs..., cpp);
+        });
       });
     });
   });
@@ -84,6 +85,8 @@ kw_status kw_within_result_copy(const kw_within_result* result, int64_t* offsets
     require(result != nullptr, fn, "result", "is NULL");
     require_pointer(fn, "offsets", offsets, 1);
     require_pointer(fn, "indices", indices, result->total);
+    require(!distances || result->with_distances, fn, "distances",
+            "must be NULL: the search left the distances out (its options' distances = 0)");
     for (auto [name, pointer] : {std::pair<const char*, const void*>{"offsets", offsets},
                                  {"indices", indices}, {"distances", distances}})
       require_location(fn, name, pointer, result->memory);

@@ -223,6 +223,14 @@ def test_within_and_count_within_against_the_brute_force(dtype):
     assert (counts == np.diff(offsets)).all()
     only = kw.within(queries, points, 0.15, distances=False)
     assert len(only) == 2 and (only[1] == indices).all()
+    for with_distances in (True, False):  # rows in any order: the same neighbours at their distances
+        unsorted = kw.within(queries, points, 0.15, distances=with_distances, sort_results=False)
+        assert len(unsorted) == 2 + with_distances and (unsorted[0] == offsets).all()
+        for i in range(len(queries)):
+            row = unsorted[1][offsets[i]:offsets[i + 1]]
+            assert sorted(row.tolist()) == sorted(indices[offsets[i]:offsets[i + 1]].tolist())
+            if with_distances:
+                assert np.allclose(unsorted[2][offsets[i]:offsets[i + 1]], true[i, row], rtol=margin, atol=margin)
     km = kw.within(np.degrees(queries), np.degrees(points), 0.15 * 6371.0, degrees=True, radius=6371.0)
     assert (km[0] == offsets).all()
 
@@ -289,6 +297,13 @@ def test_index_queries_answer_as_the_free_functions(dtype):
     assert (found_distances == expected[2]).all() and found_distances.dtype == np.dtype(dtype)
     assert (index.query_radius(queries, 0.1, count_only=True) == np.diff(offsets)).all()
     assert len(index.query_radius(queries, 0.1, return_distance=False)) == 2
+    unsorted = index.query_radius(queries, 0.1, sort_results=False)
+    assert (unsorted[0] == offsets).all()
+    for i in range(len(queries)):
+        order = np.argsort(unsorted[1][offsets[i]:offsets[i + 1]])
+        assert (unsorted[1][offsets[i]:offsets[i + 1]][order] == np.sort(found[offsets[i]:offsets[i + 1]])).all()
+        by_index = np.argsort(found[offsets[i]:offsets[i + 1]])
+        assert (unsorted[2][offsets[i]:offsets[i + 1]][order] == found_distances[offsets[i]:offsets[i + 1]][by_index]).all()
     out = np.full(300, -1, np.int64)
     assert index.query_radius(queries, 0.1, count_only=True, out=out) is out and (out == np.diff(offsets)).all()
     degrees = kw.Index(np.degrees(points), degrees=True, radius=6371.0)

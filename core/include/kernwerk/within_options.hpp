@@ -28,6 +28,11 @@ struct dbscan_options : index_options {
   border_rule border = border_rule::nearest_core;  ///< where border points go
 };
 
+/// "nearest-first" or "any"; anything else is a kernwerk::invalid_argument naming `argument`.
+row_order parse_row_order(const std::string& text, const std::string& argument);
+/// "nearest-first" or "any".
+const char* to_string(row_order order);
+
 /// "nearest-core" or "first-cluster"; anything else is a kernwerk::invalid_argument naming
 /// `argument`.
 border_rule parse_border_rule(const std::string& text, const std::string& argument);

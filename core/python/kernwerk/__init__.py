@@ -268,7 +268,7 @@ def nearest(obs, ref, k=1, degrees=False, radius=None, metric="haversine", metho
 
 
 def within(queries, points, distance, degrees=False, radius=None, metric="haversine",
-           distances=True):
+           distances=True, sort_results=True):
     """Every point within `distance` of each query, exactly (scikit-learn's radius_neighbors).
 
     queries: (n, 2) array of (latitude, longitude), radians (degrees=True: degrees); with
@@ -279,7 +279,8 @@ def within(queries, points, distance, degrees=False, radius=None, metric="havers
     distance: in the units of the distances (haversine: radians times radius); a point at
         exactly `distance` (its float64 distance as reported) counts.
     radius: haversine distances are central angles times this (None: 1, i.e. radians).
-    distances: False to leave the distances out.
+    distances: False to leave the distances out (none are computed).
+    sort_results: False to leave each row in any order (the same neighbours), which costs less.
 
     Returns (offsets, indices, distances) in compressed rows: the neighbours of query i are
     indices[offsets[i]:offsets[i + 1]] (int64) at distances[...] (queries' dtype), nearest
@@ -291,7 +292,8 @@ def within(queries, points, distance, degrees=False, radius=None, metric="havers
     radius = 1.0 if radius is None else _real(fn, "radius", radius)
     distance = _real(fn, "distance", distance)
     _choice(fn, "metric", metric, ("haversine", "euclidean"))
-    answer = _core.within(queries, points, distance, metric, bool(degrees), radius)
+    answer = _core.within(queries, points, distance, metric, bool(degrees), radius, bool(sort_results),
+                          bool(distances))
     offsets = _new_result(where, (shape[0] + 1,), "int64")
     indices = _new_result(where, (answer.total,), "int64")
     found = _new_result(where, (answer.total,), dtype) if distances else None
@@ -411,15 +413,16 @@ class Index:
             distances, indices = given
         return (distances, indices) if return_distance else indices
 
-    def query_radius(self, x, r, return_distance=True, count_only=False, out=None):
+    def query_radius(self, x, r, return_distance=True, count_only=False, out=None, sort_results=True):
         """Every indexed point within distance r of each query, as kernwerk.within returns them.
 
         x: (n, dimension) queries. r: in the units of the distances (haversine: radians times
             radius); a point at exactly r (its float64 distance as reported) counts.
         Returns compressed rows (offsets, indices, distances): the neighbours of query i are
         indices[offsets[i]:offsets[i + 1]] (int64) at distances[...] (the points' dtype),
-        nearest first, equal distances by index; (offsets, indices) with return_distance=False;
-        with count_only=True, the int64 counts (n,) instead (written into out where given).
+        nearest first, equal distances by index; (offsets, indices) with return_distance=False
+        (no distances computed); with count_only=True, the int64 counts (n,) instead (written
+        into out where given). sort_results=False leaves each row in any order, which costs less.
         """
         fn = "Index.query_radius"
         x = self._queries(fn, x)
@@ -429,7 +432,7 @@ class Index:
             counts = _new_result(where, (shape[0],), "int64") if out is None else out
             self._index.count_within(x, r, counts)
             return counts if out is not None else _as_kind_of(x, counts)
-        answer = self._index.within(x, r)
+        answer = self._index.within(x, r, bool(sort_results), bool(return_distance))
         offsets = _new_result(where, (shape[0] + 1,), "int64")
         indices = _new_result(where, (answer.total,), "int64")
         found = _new_result(where, (answer.total,), self._dtype) if return_distance else None

@@ -318,15 +318,12 @@ struct fill_within_kernel {
       rule.template for_each<With_distances>(rule.query(queries, i), visit);
       return;
     }
-    // Every kept row is loaded before the first is visited: to the compiler the fill's stores
-    // may alias `held`, and each load would wait for the store before it (the fill's warps
-    // stalled on memory: perf/results/dbscan-cuda-h200.json's note).
-    std::int32_t rows[within_row_capacity];
-    for (int e = 0; e < within_row_capacity; ++e) rows[e] = e < count ? held(t, e) : 0;
     sphere_point o{};
     if (With_distances) o = rule.query(queries, i);
-    for (int e = 0; e < within_row_capacity; ++e)
-      if (e < count) visit(rows[e], With_distances ? rule.distance(o, rows[e]) : 0.0);
+    for (int e = 0; e < int(count); ++e) {
+      const std::int64_t r = held(t, e);
+      visit(r, With_distances ? rule.distance(o, r) : 0.0);
+    }
   }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t i = order(t);

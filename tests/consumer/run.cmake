@@ -59,10 +59,11 @@ elseif(pc_files)
     list(APPEND make_programs ${WORK}/make/make_consumer_fortran)
     set(with_fortran WITH_FORTRAN=1)
   endif()
-  foreach(step
-      "${CMAKE_COMMAND};-E;env;PKG_CONFIG_PATH=${pc_dir};make;-f;${SOURCE}/Makefile;OUT=${WORK}/make;${with_fortran}"
-      ${make_programs})
-    run_step(${step})
+  run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} make -f ${SOURCE}/Makefile OUT=${WORK}/make ${with_fortran})
+  # pkg-config gives no run path: shared libraries are found as their users find them
+  get_filename_component(libdir ${pc_dir} DIRECTORY)
+  foreach(program ${make_programs})
+    run_step(${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${libdir}:$ENV{LD_LIBRARY_PATH}" ${program})
   endforeach()
 endif()
 # The Python package where it was installed.

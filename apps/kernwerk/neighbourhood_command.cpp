@@ -86,9 +86,8 @@ int run_within(const arguments& args) {
             [&](std::size_t e, std::string& buffer) {
               while (std::int64_t(e) >= offsets(query + 1)) ++query;
               append_number(buffer, std::int64_t(query), ',');
-              if (!with_distances) return append_number(buffer, indices(e), '\n');
-              append_number(buffer, indices(e), ',');
-              append_number(buffer, distances(e), '\n');
+              append_number(buffer, indices(e), with_distances ? ',' : '\n');
+              if (with_distances) append_number(buffer, distances(e), '\n');
             });
   std::fprintf(stderr, "kernwerk within: %zu queries x %zu points, %zu pairs within %g in %.3f s on %s\n",
                queries.count, points.count, indices.extent(0), distance, elapsed, space_name.c_str());

@@ -179,6 +179,8 @@ Options metric_options(const within_settings& settings) {
   return options;
 }
 
+row_order order_of(const row_settings& rows) { return rows.sorted ? row_order::nearest_first : row_order::any; }
+
 template <class Space, class T>
 class within_answer_in final : public within_answer {
  public:
@@ -221,7 +223,7 @@ std::unique_ptr<within_answer> within(const array_ref& queries, const array_ref&
   constexpr const char* fn = "within";
   require_like(fn, points, queries, true);
   auto options = metric_options<within_options>(settings);
-  options.order = rows.sorted ? row_order::nearest_first : row_order::any;
+  options.order = order_of(rows);
   std::unique_ptr<within_answer> answer;
   on_space_and_float(fn, queries, [&](auto space, auto zero) {
     using T = decltype(zero);
@@ -319,8 +321,7 @@ class index_in final : public spatial_index, private releasable {
     constexpr const char* fn = "Index.query_radius";
     require_query(fn, queries);
     return within_answer_in<Space, T>::found(queries.extent[0], rows, [&](auto&... outputs) {
-      built(fn).within(Space(), matrix_of<const T, Space>(fn, queries), distance, outputs...,
-                       rows.sorted ? row_order::nearest_first : row_order::any);
+      built(fn).within(Space(), matrix_of<const T, Space>(fn, queries), distance, outputs..., order_of(rows));
     });
   }
 

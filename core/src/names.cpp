@@ -121,8 +121,6 @@ row_order parse_row_order(const std::string& text, const std::string& argument) 
   throw invalid_argument("parse_row_order", argument, "'" + text + "' is not one of nearest-first, any");
 }
 
-const char* to_string(row_order order) { return order == row_order::nearest_first ? "nearest-first" : "any"; }
-
 border_rule parse_border_rule(const std::string& text, const std::string& argument) {
   if (text == "nearest-core") return border_rule::nearest_core;
   if (text == "first-cluster") return border_rule::first_cluster;

@@ -30,8 +30,6 @@ struct dbscan_options : index_options {
 
 /// "nearest-first" or "any"; anything else is a kernwerk::invalid_argument naming `argument`.
 row_order parse_row_order(const std::string& text, const std::string& argument);
-/// "nearest-first" or "any".
-const char* to_string(row_order order);
 
 /// "nearest-core" or "first-cluster"; anything else is a kernwerk::invalid_argument naming
 /// `argument`.

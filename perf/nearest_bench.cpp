@@ -5,7 +5,7 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--order-per-thread N] [--order-min-references M]
+//                          [--one-block-build M] [--order-per-thread N] [--order-min-references M]
 //                          [--grid-occupancy F] [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
@@ -23,6 +23,8 @@
 // --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
+// --one-block-build the most references whose build runs in two one-block launches on a GPU
+// (bvh_policy),
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
 // the references from which a host space orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
@@ -115,6 +117,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
+    else if (flag == "--one-block-build") kernwerk::impl::bvh_policy::one_block_build = std::stoll(value);
     else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
     else if (flag == "--order-min-references") tuning.order_min_references = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);

@@ -211,6 +211,80 @@ TEST_CASE_TEMPLATE_APPLY(launches, kernwerk::test::enabled_spaces);
 
 namespace {
 
+// Steps of launch_steps that read what the steps before wrote: an exclusive scan of `in`
+// into `out`, and `in` plus a reduction's sum into `out`.
+template <class In, class Out>
+struct prefix_sample {
+  using value_type = std::int64_t;
+  In in;
+  Out out;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i, value_type& before, const bool final) const {
+    const std::int64_t here = in(i);
+    if (final) out(i) = before;
+    before += here;
+  }
+  KOKKOS_FUNCTION void init(value_type& value) const { value = 0; }
+  KOKKOS_FUNCTION void join(value_type& into, const value_type& from) const { into += from; }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    into += from;
+  }
+#endif
+};
+template <class In, class Out, class Totals>
+struct offset_sample {
+  In in;
+  Out out;
+  Totals totals;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const { out(i) = in(i) + totals().sum; }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("index internals: launch_steps in one block and step by step",
+                          Space, steps) {
+  using memory = typename Space::memory_space;
+  const Space space;
+  for (const bool one_block : {false, true}) {
+    for (const std::int64_t n : {0, 1, 511, 512, 513, 4099, 100003}) {
+      CAPTURE(one_block);
+      CAPTURE(n);
+      Kokkos::View<std::int64_t*, memory> out("out", n), prefix("prefix", n), offset("offset", n);
+      Kokkos::View<launch_totals, memory> totals("totals");
+      Kokkos::View<char*, memory> scratch(
+          "scratch", kernwerk::impl::launch_reduce_bytes<Space, launch_totals>() + 1);
+      const launch_sample<decltype(out)> sample{out};
+      kernwerk::impl::launch_steps(
+          space, one_block, scratch.data(), kernwerk::impl::step_for("test::for", n, sample),
+          kernwerk::impl::step_reduce("test::reduce", n, sample, totals.data()),
+          kernwerk::impl::step_scan("test::scan", n, prefix_sample<decltype(out), decltype(prefix)>{out, prefix}),
+          kernwerk::impl::step_for("test::offset", n,
+                                   offset_sample<decltype(out), decltype(offset), decltype(totals)>{
+                                       out, offset, totals}));
+      space.fence();
+      std::int64_t sum = 0;
+      for (std::int64_t i = 0; i < n; ++i) sum += decltype(sample)::value(i);
+      const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals)();
+      CHECK(got.sum == sum);
+      CHECK(got.count == n);
+      CHECK(got.finished == 2 * n + 1);
+      const auto before = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), prefix);
+      const auto shifted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offset);
+      std::int64_t running = 0, wrong_prefix = 0, wrong_offset = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        wrong_prefix += before(i) != running;
+        wrong_offset += shifted(i) != 2 * i + 1 + sum;
+        running += 2 * i + 1;
+      }
+      CHECK(wrong_prefix == 0);
+      CHECK(wrong_offset == 0);
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(steps, kernwerk::test::enabled_spaces);
+
+namespace {
+
 // The code of cells (x, y, z), bit by bit: bit i of x at 3 i + 2, of y at 3 i + 1, of z at 3 i.
 std::uint64_t interleaved(std::uint64_t x, std::uint64_t y, std::uint64_t z, int bits) {
   std::uint64_t code = 0;
@@ -374,37 +448,52 @@ host_points random_rows(std::int64_t m, int columns, unsigned seed, double low, 
 
 }  // namespace
 
+// The limits of a one-block build (bvh_policy::one_block_build) a test tries: none and every
+// build where the space has plain launches, else the default (the same launches either way).
+template <class Space>
+std::vector<std::int64_t> one_block_limits() {
+  if (kernwerk::impl::launch_tuned<Space>::available) return {0, std::int64_t(1) << 40};
+  return {kernwerk::impl::bvh_policy::one_block_build};
+}
+
 TEST_CASE_TEMPLATE_DEFINE("index internals: the tree's rows, codes and boxes", Space, tree_invariants) {
   const double pi = 3.14159265358979323846;
   const int default_leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
-  for (int leaf : {1, 4, default_leaf}) {
-    CAPTURE(leaf);
-    for (std::int64_t m : {1, 2, 7, 33, 1000, 4099}) {
-      CAPTURE(m);
-      // sphere: uniform (lat, lon); a cap 1e-6 rad wide across the date line; the poles
-      auto sphere = random_rows(m, 2, unsigned(m), -pi / 2, pi / 2);
-      for (std::int64_t j = 0; j < m; ++j) sphere(j, 1) *= 2;
-      check_tree(built_tree<Space>(sphere, true, leaf), sphere, true);
-      auto cap = random_rows(m, 2, unsigned(m) + 1, -1e-6, 1e-6);
-      for (std::int64_t j = 0; j < m; ++j) cap(j, 1) += j % 2 ? pi : -pi;
-      check_tree(built_tree<Space>(cap, true, leaf), cap, true);
-      auto poles = random_rows(m, 2, unsigned(m) + 2, -pi, pi);
-      for (std::int64_t j = 0; j < m; ++j) poles(j, 0) = j % 2 ? pi / 2 : -pi / 2;
-      check_tree(built_tree<Space>(poles, true, leaf), poles, true);
-      // Euclidean: 2-D and 3-D; duplicates (every point four times); a huge extent
-      for (int dimension : {2, 3}) {
-        CAPTURE(dimension);
-        const auto plane = random_rows(m, dimension, unsigned(m) + 3, -10, 10);
-        check_tree(built_tree<Space>(plane, false, leaf), plane, false);
-        auto repeated = random_rows(m, dimension, unsigned(m) + 4, 0, 1);
-        for (std::int64_t j = 0; j < m; ++j)
-          for (int c = 0; c < dimension; ++c) repeated(j, c) = repeated(j / 4, c);
-        check_tree(built_tree<Space>(repeated, false, leaf), repeated, false);
-        const auto far = random_rows(m, dimension, unsigned(m) + 5, -1e300, 1e300);
-        check_tree(built_tree<Space>(far, false, leaf), far, false);
+  auto& one_block = kernwerk::impl::bvh_policy::one_block_build;
+  const std::int64_t default_one_block = one_block;
+  for (const std::int64_t limit : one_block_limits<Space>()) {
+    one_block = limit;
+    CAPTURE(limit);
+    for (int leaf : {1, 4, default_leaf}) {
+      CAPTURE(leaf);
+      for (std::int64_t m : {1, 2, 7, 33, 1000, 4099}) {
+        CAPTURE(m);
+        // sphere: uniform (lat, lon); a cap 1e-6 rad wide across the date line; the poles
+        auto sphere = random_rows(m, 2, unsigned(m), -pi / 2, pi / 2);
+        for (std::int64_t j = 0; j < m; ++j) sphere(j, 1) *= 2;
+        check_tree(built_tree<Space>(sphere, true, leaf), sphere, true);
+        auto cap = random_rows(m, 2, unsigned(m) + 1, -1e-6, 1e-6);
+        for (std::int64_t j = 0; j < m; ++j) cap(j, 1) += j % 2 ? pi : -pi;
+        check_tree(built_tree<Space>(cap, true, leaf), cap, true);
+        auto poles = random_rows(m, 2, unsigned(m) + 2, -pi, pi);
+        for (std::int64_t j = 0; j < m; ++j) poles(j, 0) = j % 2 ? pi / 2 : -pi / 2;
+        check_tree(built_tree<Space>(poles, true, leaf), poles, true);
+        // Euclidean: 2-D and 3-D; duplicates (every point four times); a huge extent
+        for (int dimension : {2, 3}) {
+          CAPTURE(dimension);
+          const auto plane = random_rows(m, dimension, unsigned(m) + 3, -10, 10);
+          check_tree(built_tree<Space>(plane, false, leaf), plane, false);
+          auto repeated = random_rows(m, dimension, unsigned(m) + 4, 0, 1);
+          for (std::int64_t j = 0; j < m; ++j)
+            for (int c = 0; c < dimension; ++c) repeated(j, c) = repeated(j / 4, c);
+          check_tree(built_tree<Space>(repeated, false, leaf), repeated, false);
+          const auto far = random_rows(m, dimension, unsigned(m) + 5, -1e300, 1e300);
+          check_tree(built_tree<Space>(far, false, leaf), far, false);
+        }
       }
     }
   }
+  one_block = default_one_block;
 }
 TEST_CASE_TEMPLATE_APPLY(tree_invariants, kernwerk::test::enabled_spaces);
 
@@ -416,65 +505,72 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the sphere grid's cells", Space, gri
   using bvh_type = kernwerk::impl::point_bvh<memory>;
   using kernwerk::impl::column_x;
   const double pi = 3.14159265358979323846;
-  for (std::int64_t m : {1000, 4099, 70000}) {
-    for (const bool crowded : {false, true}) {
-      CAPTURE(m);
-      CAPTURE(crowded);
-      auto input = random_rows(m, 2, unsigned(m) + 7, -pi / 2, pi / 2);
-      for (std::int64_t j = 0; j < m; ++j) {  // area-uniform, or in a cap 1e-4 rad wide
-        input(j, 1) *= 2;
-        input(j, 0) = std::asin(input(j, 0) / (pi / 2));
-        if (crowded) input(j, 0) = 0.3 + 1e-4 * input(j, 0);
-        if (crowded) input(j, 1) = 1e-4 * input(j, 1);
+  auto& one_block = kernwerk::impl::bvh_policy::one_block_build;
+  const std::int64_t default_one_block = one_block;
+  for (const std::int64_t limit : one_block_limits<Space>()) {
+    one_block = limit;
+    for (std::int64_t m : {1000, 4099, 70000}) {
+      for (const bool crowded : {false, true}) {
+        CAPTURE(limit);
+        CAPTURE(m);
+        CAPTURE(crowded);
+        auto input = random_rows(m, 2, unsigned(m) + 7, -pi / 2, pi / 2);
+        for (std::int64_t j = 0; j < m; ++j) {  // area-uniform, or in a cap 1e-4 rad wide
+          input(j, 1) *= 2;
+          input(j, 0) = std::asin(input(j, 0) / (pi / 2));
+          if (crowded) input(j, 0) = 0.3 + 1e-4 * input(j, 0);
+          if (crowded) input(j, 1) = 1e-4 * input(j, 1);
+        }
+        Kokkos::View<double**, Kokkos::LayoutRight, memory> points("points", m, 2);
+        Kokkos::deep_copy(points, input);
+        Space space;
+        const int leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
+        const std::size_t keep_bytes = bvh_type::bytes(m, leaf, true);
+        const std::size_t scratch_bytes = bvh_type::template build_bytes<Space>(m, space.concurrency(), true);
+        Kokkos::View<char*, memory> keep_memory("keep", keep_bytes), scratch_memory("scratch", scratch_bytes);
+        kernwerk::impl::carver keep(keep_memory.data(), keep_bytes), scratch(scratch_memory.data(), scratch_bytes);
+        const bvh_type bvh = kernwerk::impl::build_sphere_bvh(space, points, 1.0, leaf, keep, scratch, true);
+        space.fence();
+        const auto& grid = bvh.grid;
+        const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.points);
+        const std::int64_t cells = std::int64_t(grid.cells) * grid.cells * grid.cells;
+        std::vector<int> count(cells, 0);
+        std::vector<std::vector<int>> members(cells);
+        const auto order = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.order);
+        for (std::int64_t r = 0; r < m; ++r) {
+          const int c = grid.cell(grid.axis_cell(rows(r, column_x)), grid.axis_cell(rows(r, column_x + 1)),
+                                  grid.axis_cell(rows(r, column_x + 2)));
+          ++count[c];
+          members[c].push_back(order(r));
+        }
+        std::int64_t occupied = 0;
+        int most = 0;
+        for (const int n : count) {
+          occupied += n > 0;
+          most = std::max(most, n);
+        }
+        const bool pays = double(occupied) * kernwerk::impl::grid_policy::min_occupancy >= double(m) &&
+                          most <= kernwerk::impl::grid_policy::max_per_cell;
+        CHECK(grid.used == pays);
+        CHECK(grid.used == !crowded);
+        if (!grid.used) continue;
+        const auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.start);
+        const auto placed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.order);
+        std::int64_t before = 0, wrong_starts = 0, wrong_members = 0;
+        for (std::int64_t c = 0; c < cells; ++c) {
+          wrong_starts += start(c) != before;
+          std::vector<int> here(placed.data() + start(c), placed.data() + start(c) + count[c]);
+          std::sort(here.begin(), here.end());
+          std::sort(members[c].begin(), members[c].end());
+          wrong_members += here != members[c];
+          before += count[c];
+        }
+        CHECK(start(cells) == m);
+        CHECK(wrong_starts == 0);
+        CHECK(wrong_members == 0);
       }
-      Kokkos::View<double**, Kokkos::LayoutRight, memory> points("points", m, 2);
-      Kokkos::deep_copy(points, input);
-      Space space;
-      const int leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
-      const std::size_t keep_bytes = bvh_type::bytes(m, leaf, true);
-      const std::size_t scratch_bytes = bvh_type::template build_bytes<Space>(m, space.concurrency(), true);
-      Kokkos::View<char*, memory> keep_memory("keep", keep_bytes), scratch_memory("scratch", scratch_bytes);
-      kernwerk::impl::carver keep(keep_memory.data(), keep_bytes), scratch(scratch_memory.data(), scratch_bytes);
-      const bvh_type bvh = kernwerk::impl::build_sphere_bvh(space, points, 1.0, leaf, keep, scratch, true);
-      space.fence();
-      const auto& grid = bvh.grid;
-      const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.points);
-      const std::int64_t cells = std::int64_t(grid.cells) * grid.cells * grid.cells;
-      std::vector<int> count(cells, 0);
-      std::vector<std::vector<int>> members(cells);
-      const auto order = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bvh.order);
-      for (std::int64_t r = 0; r < m; ++r) {
-        const int c = grid.cell(grid.axis_cell(rows(r, column_x)), grid.axis_cell(rows(r, column_x + 1)),
-                                grid.axis_cell(rows(r, column_x + 2)));
-        ++count[c];
-        members[c].push_back(order(r));
-      }
-      std::int64_t occupied = 0;
-      int most = 0;
-      for (const int n : count) {
-        occupied += n > 0;
-        most = std::max(most, n);
-      }
-      const bool pays = double(occupied) * kernwerk::impl::grid_policy::min_occupancy >= double(m) &&
-                        most <= kernwerk::impl::grid_policy::max_per_cell;
-      CHECK(grid.used == pays);
-      CHECK(grid.used == !crowded);
-      if (!grid.used) continue;
-      const auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.start);
-      const auto placed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grid.order);
-      std::int64_t before = 0, wrong_starts = 0, wrong_members = 0;
-      for (std::int64_t c = 0; c < cells; ++c) {
-        wrong_starts += start(c) != before;
-        std::vector<int> here(placed.data() + start(c), placed.data() + start(c) + count[c]);
-        std::sort(here.begin(), here.end());
-        std::sort(members[c].begin(), members[c].end());
-        wrong_members += here != members[c];
-        before += count[c];
-      }
-      CHECK(start(cells) == m);
-      CHECK(wrong_starts == 0);
-      CHECK(wrong_members == 0);
     }
   }
+  one_block = default_one_block;
 }
 TEST_CASE_TEMPLATE_APPLY(grid_cells, kernwerk::test::enabled_spaces);

@@ -91,6 +91,79 @@ void launch_reduce(const char* label, const ExecutionSpace& space, std::int64_t 
                      Kokkos::MemoryUnmanaged>(result));
 }
 
+// Steps of a short sequence of passes, each reading what the one before wrote
+// (launch_steps): f(i) over [0, n); f's reduction over [0, n) into *result, as launch_reduce;
+// f's exclusive scan over [0, n), as Kokkos' functor scans (f(i, partial, final), init, join).
+template <class Functor>
+struct for_step {
+  const char* label;
+  std::int64_t n;
+  Functor f;
+};
+template <class Functor>
+struct reduce_step {
+  const char* label;
+  std::int64_t n;
+  Functor f;
+  typename Functor::value_type* result;
+};
+template <class Functor>
+struct scan_step {
+  const char* label;
+  std::int64_t n;
+  Functor f;
+};
+template <class Functor>
+for_step<Functor> step_for(const char* label, std::int64_t n, const Functor& f) {
+  return {label, n, f};
+}
+template <class Functor>
+reduce_step<Functor> step_reduce(const char* label, std::int64_t n, const Functor& f,
+                                 typename Functor::value_type* result) {
+  return {label, n, f, result};
+}
+template <class Functor>
+scan_step<Functor> step_scan(const char* label, std::int64_t n, const Functor& f) {
+  return {label, n, f};
+}
+
+template <class ExecutionSpace, class Functor>
+void launch_step(const ExecutionSpace& space, void*, const for_step<Functor>& step) {
+  launch_for(step.label, space, step.n, step.f);
+}
+template <class ExecutionSpace, class Functor>
+void launch_step(const ExecutionSpace& space, void* scratch, const reduce_step<Functor>& step) {
+  launch_reduce(step.label, space, step.n, step.f, step.result, scratch);
+}
+template <class ExecutionSpace, class Functor>
+void launch_step(const ExecutionSpace& space, void*, const scan_step<Functor>& step) {
+  if (step.n > 0)
+    Kokkos::parallel_scan(step.label, index_policy<ExecutionSpace>(space, 0, step.n), step.f);
+}
+
+// A one-block launch is named by its first step.
+template <class First, class... Rest>
+const char* steps_label(const First& first, const Rest&...) {
+  return first.label;
+}
+
+// The steps in order on `space`, asynchronously. With `one_block` on a backend with plain
+// launches, all of them in one launch of one block: for small sets, whose launches cost more
+// host time than their work (issue 46: 9 to 27 us a launch on the H200); else a launch or two
+// each. `scratch` holds launch_reduce_bytes for the reductions' values (one after another).
+template <class ExecutionSpace, class... Steps>
+void launch_steps(const ExecutionSpace& space, bool one_block, void* scratch,
+                  const Steps&... steps) {
+  if constexpr (launch_tuned<ExecutionSpace>::available) {
+    if (one_block) {
+      const launch_label named(steps_label(steps...), false);
+      launch_tuned<ExecutionSpace>::run_steps(space, steps...);
+      return;
+    }
+  }
+  (launch_step(space, scratch, steps), ...);
+}
+
 }  // namespace kernwerk::impl
 
 // The backends' specialisations of launch_tuned come with its declaration, so that every

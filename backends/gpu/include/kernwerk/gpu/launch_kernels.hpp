@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {
@@ -78,6 +79,112 @@ __global__ void __launch_bounds__(reduce_launch_block)
   }
 }
 
+// launch_steps in one block: each step over the whole block, a barrier between steps (the
+// block's global writes are seen by all of its threads after it). A reduction folds the
+// threads' values into steps_slots slots a group at a time, then as a tree; a scan gives each
+// thread a run of consecutive elements.
+constexpr int steps_block = 512;
+constexpr int steps_slots = 64;
+
+template <class Step>
+struct step_shared {
+  static constexpr std::size_t bytes = 0;
+};
+template <class Functor>
+struct step_shared<impl::reduce_step<Functor>> {
+  static constexpr std::size_t bytes = sizeof(typename Functor::value_type) * steps_slots;
+};
+template <class Functor>
+struct step_shared<impl::scan_step<Functor>> {  // a value a thread, and one a warp's group
+  static constexpr std::size_t bytes =
+      sizeof(typename Functor::value_type) * (steps_block + steps_block / 32);
+};
+
+template <class Functor>
+__device__ void run_step(const impl::for_step<Functor>& step, unsigned char*) {
+  for (std::int64_t i = threadIdx.x; i < step.n; i += steps_block) step.f(i);
+  __syncthreads();
+}
+
+template <class Functor>
+__device__ void run_step(const impl::reduce_step<Functor>& step, unsigned char* shared) {
+  using value_type = typename Functor::value_type;
+  static_assert(std::is_trivially_copyable_v<value_type>, "a reduction value is copied bytewise");
+  value_type value;
+  step.f.init(value);
+  for (std::int64_t i = threadIdx.x; i < step.n; i += steps_block) step.f(i, value);
+  value_type* slots = reinterpret_cast<value_type*>(shared);
+  const int slot = int(threadIdx.x) % steps_slots;
+  for (int group = steps_block / steps_slots - 1; group > 0; --group) {
+    if (int(threadIdx.x) / steps_slots == group) slots[slot] = value;
+    __syncthreads();
+    if (int(threadIdx.x) < steps_slots) step.f.join(value, slots[slot]);
+    __syncthreads();
+  }
+  if (int(threadIdx.x) < steps_slots) slots[slot] = value;
+  __syncthreads();
+  for (int half = steps_slots / 2; half > 0; half /= 2) {
+    if (int(threadIdx.x) < half) step.f.join(slots[threadIdx.x], slots[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    value = slots[0];
+    if constexpr (has_final<Functor>::value) step.f.final(value);
+    *step.result = value;
+  }
+  __syncthreads();
+}
+
+template <class Functor>
+__device__ void run_step(const impl::scan_step<Functor>& step, unsigned char* shared) {
+  using value_type = typename Functor::value_type;
+  static_assert(std::is_trivially_copyable_v<value_type>, "a scan value is copied bytewise");
+  constexpr int group = 32;
+  const std::int64_t run = (step.n + steps_block - 1) / steps_block;
+  const std::int64_t first = std::int64_t(threadIdx.x) * run;
+  const std::int64_t last = first + run < step.n ? first + run : step.n;
+  value_type total;
+  step.f.init(total);
+  for (std::int64_t i = first; i < last; ++i) step.f(i, total, false);
+  value_type* before = reinterpret_cast<value_type*>(shared);  // each thread's, then each group's
+  value_type* groups = before + steps_block;
+  before[threadIdx.x] = total;
+  __syncthreads();
+  if (int(threadIdx.x) < steps_block / group) {  // within each group of threads
+    value_type running;
+    step.f.init(running);
+    for (int t = int(threadIdx.x) * group; t < (int(threadIdx.x) + 1) * group; ++t) {
+      const value_type here = before[t];
+      before[t] = running;
+      step.f.join(running, here);
+    }
+    groups[threadIdx.x] = running;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {  // across the groups
+    value_type running;
+    step.f.init(running);
+    for (int g = 0; g < steps_block / group; ++g) {
+      const value_type here = groups[g];
+      groups[g] = running;
+      step.f.join(running, here);
+    }
+  }
+  __syncthreads();
+  value_type partial = groups[threadIdx.x / group];
+  step.f.join(partial, before[threadIdx.x]);
+  for (std::int64_t i = first; i < last; ++i) step.f(i, partial, true);
+  __syncthreads();
+}
+
+template <class... Steps>
+__global__ void __launch_bounds__(steps_block) run_steps_kernel(const Steps... steps) {
+  constexpr std::size_t bytes = std::max({std::size_t(16), step_shared<Steps>::bytes...});
+  static_assert(bytes <= 40960, "the steps' values in static shared memory");
+  __shared__ alignas(16) unsigned char shared[bytes];
+  (run_step(steps, shared), ...);
+}
+
 template <class Runtime>
 struct gpu_launch {
   static constexpr bool available = true;
@@ -89,6 +196,13 @@ struct gpu_launch {
     const auto blocks = unsigned(std::min<std::int64_t>(wanted, 32 * Runtime::multiprocessors()));
     for_each_index<<<blocks, launch_block, 0, Runtime::stream(space)>>>(f, n);
     Runtime::check_launch("kernwerk launch_for");
+  }
+
+  template <class... Steps>
+  static void run_steps(const execution_space& space, const Steps&... steps) {
+    static_assert((sizeof(Steps) + ...) <= 4096, "the steps fit a kernel's arguments");
+    run_steps_kernel<<<1, steps_block, 0, Runtime::stream(space)>>>(steps...);
+    Runtime::check_launch("kernwerk launch_steps");
   }
 
   template <class Value>

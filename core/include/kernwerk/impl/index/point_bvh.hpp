@@ -185,6 +185,11 @@ struct morton_frame {
 // space.
 struct bvh_policy {
   static inline int leaf_size = 0;
+  // Builds of at most this many points run their passes before and after the sort in one
+  // launch of one block each (launch_steps) on GPUs: on the H200 a build of 2^7 or 2^10 points
+  // takes a fifth less so, one of 2^13 more than twice as long (the block's scan of the grid's
+  // cells and its passes outlast the launches saved; kernwerk_bench_nearest --one-block-build).
+  static inline std::int64_t one_block_build = std::int64_t(1) << 10;
   template <class ExecutionSpace>
   static int leaf_size_for() {
     if (leaf_size > 0) return leaf_size;
@@ -554,7 +559,8 @@ struct fill_boxes {
 // points' coordinates are checked in the first pass, and *first_invalid is the first row they
 // refuse (-1: none). Four passes over the points, the sort and the boxes, queued without a
 // wait; the host reads what the device worked out (bvh_build::parameters) once, at the end
-// (issue 46: a build's fixed cost was its waits and launches).
+// (issue 46: a build's fixed cost was its waits and launches). Small builds on a GPU run the
+// passes before the sort in one launch and those after it in another (bvh_policy).
 template <class ExecutionSpace, class Source, class Keep, class Scratch>
 point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
     const ExecutionSpace& space, const Source& source, std::int64_t m, int leaf_size, bool rotate,
@@ -591,25 +597,39 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   void* reduction_scratch = scratch.template take<char>(bvh_build::reduce_bytes<ExecutionSpace>());
 
   using counters = typename bvh_type::template array<int*>;
-  launch_reduce("kernwerk::index::prepare", space, m,
-                bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
-                    source, prepared, {arrivals, grid.grid.start}, found, m, rotate, limits != nullptr,
-                    limits ? *limits : coordinate_limits{}},
-                &found.data()->moments, reduction_scratch);
+  const bool one_block = m <= bvh_policy::one_block_build;
+  const auto prepare_step = step_reduce(
+      "kernwerk::index::prepare", m,
+      bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
+          source, prepared, {arrivals, grid.grid.start}, found, m, rotate, limits != nullptr,
+          limits ? *limits : coordinate_limits{}},
+      &found.data()->moments);
+  const auto codes_step = step_for(
+      "kernwerk::index::codes", m,
+      bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
+          prepared, codes, rows, found, grid, with_grid, max_per_cell});
   if (rotate)
-    launch_reduce("kernwerk::index::rotate", space, m,
-                  bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
-                  &found.data()->bounds, reduction_scratch);
-  launch_for("kernwerk::index::codes", space, m,
-             bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
-                 prepared, codes, rows, found, grid, with_grid, max_per_cell});
+    launch_steps(space, one_block, reduction_scratch, prepare_step,
+                 step_reduce("kernwerk::index::rotate", m,
+                             bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
+                             &found.data()->bounds),
+                 codes_step);
+  else
+    launch_steps(space, one_block, reduction_scratch, prepare_step, codes_step);
   sort_pairs(space, codes.data(), rows.data(), m, 3 * bvh_build::code_bits, scratch);
-  if (with_grid) grid.starts(space, &found.data()->cells);
-  launch_for("kernwerk::index::gather", space, m,
-             bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
-                 prepared, bvh, rows, found, grid, with_grid, min_occupancy});
-  launch_for("kernwerk::index::boxes", space, bvh.first_leaf,
-             bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
+  const auto gather_step = step_for(
+      "kernwerk::index::gather", m,
+      bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
+          prepared, bvh, rows, found, grid, with_grid, min_occupancy});
+  const auto boxes_step = step_for(
+      "kernwerk::index::boxes", bvh.first_leaf,
+      bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
+  if (with_grid && one_block) {
+    launch_steps(space, true, nullptr, grid.start_scan(&found.data()->cells), gather_step, boxes_step);
+  } else {
+    if (with_grid) grid.starts(space, &found.data()->cells);
+    launch_steps(space, one_block, nullptr, gather_step, boxes_step);
+  }
   bvh_build::parameters result;
   Kokkos::deep_copy(space, Kokkos::View<bvh_build::parameters, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&result),
                     found);

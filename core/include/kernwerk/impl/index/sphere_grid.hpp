@@ -296,15 +296,21 @@ struct sphere_grid_build {
   KOKKOS_INLINE_FUNCTION int count(double x, double y, double z) const {
     return Kokkos::atomic_fetch_add(&grid.start(cell_of(x, y, z)), 1);
   }
-  // The counts into starts, the occupied cells into *statistics (device memory).
+  // The counts into starts, the occupied cells into *statistics (device memory), as one scan
+  // (a step of launch_steps).
+  auto start_scan(grid_build::cell_statistics* statistics) const {
+    const std::int64_t cells = grid_type::cell_count(grid.cells);
+    return step_scan(
+        "kernwerk::index::grid_starts", cells + 1,
+        grid_build::scan_rows_and_cells<grid_build::cell_counts<starts_type>, grid_build::cell_starts<starts_type>>{
+            {grid.start}, {grid.start, cursor}, statistics, cells});
+  }
+  // The same, by blocks of cells on large grids.
   template <class ExecutionSpace>
   void starts(const ExecutionSpace& space, grid_build::cell_statistics* statistics) const {
     const std::int64_t cells = grid_type::cell_count(grid.cells);
     if (cells + 1 <= grid_scan_by_blocks) {
-      Kokkos::parallel_scan(
-          "kernwerk::index::grid_starts", index_policy<ExecutionSpace>(space, 0, cells + 1),
-          grid_build::scan_rows_and_cells<grid_build::cell_counts<starts_type>, grid_build::cell_starts<starts_type>>{
-              {grid.start}, {grid.start, cursor}, statistics, cells});
+      launch_steps(space, false, nullptr, start_scan(statistics));
       return;
     }
     using sums = Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged>;

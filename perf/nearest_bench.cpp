@@ -5,8 +5,9 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--one-block-build M] [--order-per-thread N] [--order-min-references M]
-//                          [--grid-occupancy F] [--scan-waves W]
+//                          [--one-block-build M] [--recycle 0|1] [--order-per-thread N] [--order-min-references M]
+//                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
+//                          [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references), each side a value or values joined by '/'
@@ -24,10 +25,11 @@
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
 // --one-block-build the most references whose build runs in two one-block launches on a GPU
-// (bvh_policy),
+// (bvh_policy), --recycle 0 allocates every index's memory anew (impl::recycle_policy),
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
 // the references from which a host space orders them (nearest_tuning),
-// --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out).
+// --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out),
+// --grid-per-cell its references per cell, --grid-shells the shells a search visits in it.
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
 // first scan for k = 2 to 8 (gpu_impl::scan_policy). Of the host's: --host-simd the widest
@@ -118,9 +120,12 @@ int main(int argc, char* argv[]) {
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--one-block-build") kernwerk::impl::bvh_policy::one_block_build = std::stoll(value);
+    else if (flag == "--recycle") kernwerk::impl::recycle_policy::recycle = value != "0";
     else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
     else if (flag == "--order-min-references") tuning.order_min_references = std::stoll(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
+    else if (flag == "--grid-per-cell") kernwerk::impl::grid_policy::references_per_cell = std::stod(value);
+    else if (flag == "--grid-shells") kernwerk::impl::grid_policy::shells = std::stoi(value);
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
     else if (flag == "--kth-stride") kernwerk::gpu_impl::scan_policy::kth_stride = std::stoi(value);

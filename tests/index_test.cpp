@@ -151,6 +151,39 @@ TEST_CASE_TEMPLATE_DEFINE("index: a single point, and queried many times", Space
 }
 TEST_CASE_TEMPLATE_APPLY(reuse, enabled_spaces);
 
+// An index built in the memory of the last one destroyed answers as one in its own memory; an
+// index a copy still holds keeps its memory.
+TEST_CASE_TEMPLATE_DEFINE("index: rebuilt in the memory of the last one, copies kept apart", Space,
+                          recycled) {
+  using recycled = kernwerk::impl::recycled_buffer<typename Space::memory_space>;
+  auto& recycle = kernwerk::impl::recycle_policy::recycle;
+  const auto queries = uniform_sphere(400, 91);
+  const auto large = uniform_sphere(3000, 92), small = uniform_sphere(1500, 93);
+  recycled::release();
+  std::size_t large_bytes = 0, small_bytes = 0;
+  {
+    recycle = false;
+    { const kernwerk::spatial_index<Space> first(Space(), to_device<Space>(large), {}); }
+    const kernwerk::spatial_index<Space> second(Space(), to_device<Space>(small), {});
+    small_bytes = second.bytes();
+    recycle = true;
+  }
+  {
+    const kernwerk::spatial_index<Space> first(Space(), to_device<Space>(large), {});
+    large_bytes = first.bytes();
+  }
+  CHECK(large_bytes > small_bytes);
+  const kernwerk::spatial_index<Space> second(Space(), to_device<Space>(small), {});
+  CHECK(second.bytes() == large_bytes);
+  check_all(queries, small, query<Space>(second, queries, 4), as_nearest({}));
+  { const auto copy = second; }  // second still holds the memory
+  const kernwerk::spatial_index<Space> third(Space(), to_device<Space>(large), {});
+  CHECK(third.bytes() == large_bytes);
+  check_all(queries, small, query<Space>(second, queries, 4), as_nearest({}));
+  check_all(queries, large, query<Space>(third, queries, 4), as_nearest({}));
+}
+TEST_CASE_TEMPLATE_APPLY(recycled, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("index: host queries in one piece, in chunks and in the pipeline", Space,
                           staged_queries) {
   // Host queries with any space go through the staged engine as kernwerk::nearest's do: in one

@@ -56,6 +56,12 @@ class spatial_index {
   template <class Points>
   spatial_index(const ExecutionSpace& space, const Points& points, const index_options& options = {})
       : spatial_index(space, points, options, "spatial_index", "points", true) {}
+  /// Copies share the index's memory; the last one gives it back for the next index built.
+  spatial_index(const spatial_index&) = default;
+  spatial_index(spatial_index&&) = default;
+  spatial_index& operator=(const spatial_index&) = default;
+  spatial_index& operator=(spatial_index&&) = default;
+  ~spatial_index() { impl::recycled_buffer<memory_space>::give_back(memory_); }
 
   /// Fills indices(i[, q]) and distances(i[, q]) with the k nearest points of every query,
   /// k = 1 for rank-1 outputs, the column count (at least 1, at most size()) of rank-2 ones.
@@ -156,8 +162,7 @@ class spatial_index {
     using core_type = impl::index_core<memory_space>;
     const std::size_t keep_bytes = core_type::template keep_bytes<ExecutionSpace>(metric, m, true);
     const std::size_t build_bytes = core_type::build_bytes(space, metric, m, true);
-    memory_ = Kokkos::View<char*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kernwerk::") + fn), keep_bytes);
+    memory_ = impl::recycled_buffer<memory_space>::take(keep_bytes, std::string("kernwerk::") + fn);
     impl::carver keep(memory_.data(), keep_bytes);
     impl::workspace<memory_space> scratch_memory(build_bytes);
     impl::carver scratch(scratch_memory.template take<char>(build_bytes), build_bytes);

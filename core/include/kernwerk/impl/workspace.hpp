@@ -6,8 +6,10 @@
 // pipeline's page-locked staging and the methods it runs).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <mutex>
+#include <string>
 
 #include "kernwerk/error.hpp"
 
@@ -81,6 +83,65 @@ class workspace {
 
   std::lock_guard<std::mutex> lock_;
   carver pieces_;
+};
+
+// The memory of kept objects (kernwerk::spatial_index), recycled: the last one given back is
+// kept for the next that fits it, so that an index rebuilt every time step does not allocate
+// every time (a device allocation of a few MiB costs about as much as an index build of 2^14
+// points on the H200: issue 46). At most one buffer is kept (the larger, where two are given
+// back) and it is freed when Kokkos finalizes. `recycle` off: every take allocates.
+struct recycle_policy {
+  static inline bool recycle = true;
+  static constexpr std::size_t most_over = 4;  // a kept buffer serves needs of a quarter of it up
+};
+
+template <class MemorySpace>
+class recycled_buffer {
+ public:
+  using buffer = Kokkos::View<char*, MemorySpace>;
+  // A buffer of at least `bytes`: the kept one where it fits, else a new one named `label`.
+  static buffer take(std::size_t bytes, const std::string& label) {
+    {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      buffer& kept = state().kept;
+      if (recycle_policy::recycle && kept.extent(0) >= bytes &&
+          kept.extent(0) <= recycle_policy::most_over * std::max<std::size_t>(bytes, 1)) {
+        buffer taken = kept;
+        kept = buffer();
+        return taken;
+      }
+    }
+    return buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes);
+  }
+  // Gives `memory` back where no one else holds it (its kernels have finished).
+  static void give_back(buffer& memory) {
+    if (!recycle_policy::recycle || memory.use_count() != 1) return;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    buffer& kept = state().kept;
+    if (kept.extent(0) >= memory.extent(0)) return;
+    kept = memory;  // the smaller one is freed
+    memory = buffer();
+    if (!state().hooked) {
+      Kokkos::push_finalize_hook(release);
+      state().hooked = true;
+    }
+  }
+  // Frees the kept buffer.
+  static void release() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().kept = buffer();
+  }
+
+ private:
+  struct shared_state {
+    std::mutex mutex;
+    buffer kept;
+    bool hooked = false;
+  };
+  static shared_state& state() {
+    static shared_state instance;
+    return instance;
+  }
 };
 
 }  // namespace kernwerk::impl

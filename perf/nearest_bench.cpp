@@ -7,6 +7,7 @@
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--one-block-build M] [--recycle 0|1] [--order-per-thread N] [--order-min-references M]
 //                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
+//                          [--grid-block-first 0|1]
 //                          [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
@@ -29,7 +30,8 @@
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
 // the references from which a host space orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out),
-// --grid-per-cell its references per cell, --grid-shells the shells a search visits in it.
+// --grid-per-cell its references per cell, --grid-shells the shells a search visits in it,
+// --grid-block-first 0 the whole first shell at once for k = 1 too.
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
 // first scan for k = 2 to 8 (gpu_impl::scan_policy). Of the host's: --host-simd the widest
@@ -126,6 +128,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
     else if (flag == "--grid-per-cell") kernwerk::impl::grid_policy::references_per_cell = std::stod(value);
     else if (flag == "--grid-shells") kernwerk::impl::grid_policy::shells = std::stoi(value);
+    else if (flag == "--grid-block-first") kernwerk::impl::grid_policy::block_first = value != "0";
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
     else if (flag == "--scan-waves") kernwerk::gpu_impl::scan_policy::waves = std::stod(value);
     else if (flag == "--kth-stride") kernwerk::gpu_impl::scan_policy::kth_stride = std::stoi(value);

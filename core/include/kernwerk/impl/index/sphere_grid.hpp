@@ -31,6 +31,7 @@ inline constexpr int max_cells_per_axis = 256;  // 2^24 cells: 64 MiB of cell st
 struct grid_policy {
   static inline double references_per_cell = 2.0;
   static inline int shells = 2;
+  static inline bool block_first = true;  // one neighbour: the 2 x 2 x 2 cells first (bvh_query)
   static inline double min_occupancy = 8.0;
   static inline int max_per_cell = 64;
 };
@@ -58,6 +59,7 @@ struct sphere_grid {
   using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
   bool used = false;  // false: the statistics found the references crowded
   int shells = 2;     // a search visits before the hierarchy takes over
+  bool block_first = true;  // grid_policy's
   int cells = 1;      // per axis
   double side = 2.0;  // of a cell
   array<int*> start;  // references of cell c: sorted rows start(c)..start(c+1)
@@ -280,6 +282,7 @@ struct sphere_grid_build {
     grid.cells = grid_cells_per_axis(references);
     grid.side = 2.0 / grid.cells;
     grid.shells = grid_policy::shells;
+    grid.block_first = grid_policy::block_first;
     const std::int64_t cells = grid_type::cell_count(grid.cells);
     grid.start = starts_type(keep.template take<int>(cells + 1), cells + 1);
     grid.sorted = decltype(grid.sorted)(keep.template take<double>(3 * references), references);

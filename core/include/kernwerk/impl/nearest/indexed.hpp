@@ -127,13 +127,52 @@ struct bvh_query {
   }
 
   // The grid's stage: the own cell and the shells around it, as far as grid.shells, a row of
-  // cells at a time. Returns whether that settled the search (every cell beyond is farther
-  // than the k-th neighbour).
+  // cells at a time. For one neighbour, first the 2 x 2 x 2 cells nearest to o (its own and,
+  // along each axis, the neighbour on o's side), which hold a ball of half a cell around it and
+  // settle most such searches (4 rows of cells where the whole first shell is 9; 2-core host,
+  // 2^16 x 2^13 uniform: 0.85 of the time, and 1.04 for k = 8, which seldom settles there);
+  // then the rest of the first shell, and the shells beyond. Returns whether that settled the
+  // search (every cell beyond is farther than the k-th neighbour).
   KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,
                                           const int c[3], neighbour_list<Capacity>& list) const {
     const auto& grid = bvh.grid;
-    visit_cells(o, keys, c[0], c[0], c[1], c[2], list);
-    for (int shell = 1;; ++shell) {
+    int shell = 1;  // the first shell not yet visited
+    if (grid.block_first && grid.shells >= 1 && k == 1) {
+      const double v[3] = {o.x, o.y, o.z};
+      int low[3];  // the block's first cell along each axis
+      double reach = -1.0;  // to the nearest cell outside the block
+      for (int a = 0; a < 3; ++a) {
+        low[a] = v[a] - grid.lower(c[a]) < grid.upper(c[a]) - v[a] ? c[a] - 1 : c[a];
+        if (low[a] > 0) {
+          const double d = v[a] - grid.upper(low[a] - 1);
+          reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
+        }
+        if (low[a] + 2 < grid.cells) {
+          const double d = grid.lower(low[a] + 2) - v[a];
+          reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
+        }
+      }
+      for (int iz = low[2]; iz <= low[2] + 1; ++iz)
+        for (int iy = low[1]; iy <= low[1] + 1; ++iy) visit_cells(o, keys, low[0], low[0] + 1, iy, iz, list);
+      if (reach < 0 || !list.admits(reach * reach)) return true;
+      // The first shell's other cells: of the block's rows, the one cell on the far side in x.
+      const int far_x = low[0] == c[0] ? c[0] - 1 : c[0] + 1;
+      for (int iz = c[2] - 1; iz <= c[2] + 1; ++iz) {
+        for (int iy = c[1] - 1; iy <= c[1] + 1; ++iy) {
+          if (iz - low[2] == 0 || iz - low[2] == 1) {
+            if (iy - low[1] == 0 || iy - low[1] == 1) {
+              visit_cells(o, keys, far_x, far_x, iy, iz, list);
+              continue;
+            }
+          }
+          visit_cells(o, keys, c[0] - 1, c[0] + 1, iy, iz, list);
+        }
+      }
+      shell = 2;
+    } else {
+      visit_cells(o, keys, c[0], c[0], c[1], c[2], list);
+    }
+    for (;; ++shell) {
       const double reach = grid.reach_beyond(o.x, o.y, o.z, c, shell);
       if (reach < 0 || !list.admits(reach * reach)) return true;
       if (shell > grid.shells) return false;

@@ -87,9 +87,10 @@ class workspace {
 
 // The memory of kept objects (kernwerk::spatial_index), recycled: the last one given back is
 // kept for the next that fits it, so that an index rebuilt every time step does not allocate
-// every time (a device allocation of a few MiB costs about as much as an index build of 2^14
-// points on the H200: issue 46). At most one buffer is kept (the larger, where two are given
-// back) and it is freed when Kokkos finalizes. `recycle` off: every take allocates.
+// every time (a device allocation of a few MiB costs as much as a small index build:
+// perf/results/issue46-one-block-recycle-cuda-h200.json). At most one buffer is kept (the
+// larger, where two are given back) and it is freed when Kokkos finalizes. `recycle` off:
+// every take allocates.
 struct recycle_policy {
   static inline bool recycle = true;
   static constexpr std::size_t most_over = 4;  // a kept buffer serves needs of a quarter of it up

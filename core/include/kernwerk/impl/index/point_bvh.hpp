@@ -186,9 +186,9 @@ struct morton_frame {
 struct bvh_policy {
   static inline int leaf_size = 0;
   // Builds of at most this many points run their passes before and after the sort in one
-  // launch of one block each (launch_steps) on GPUs: on the H200 a build of 2^7 or 2^10 points
-  // takes a fifth less so, one of 2^13 more than twice as long (the block's scan of the grid's
-  // cells and its passes outlast the launches saved; kernwerk_bench_nearest --one-block-build).
+  // launch of one block each (launch_steps) on GPUs: below it the launches saved outweigh one
+  // block's work, above it the block's scan of the grid's cells does not
+  // (perf/results/issue46-one-block-recycle-cuda-h200.json; --one-block-build).
   static inline std::int64_t one_block_build = std::int64_t(1) << 10;
   template <class ExecutionSpace>
   static int leaf_size_for() {

@@ -308,7 +308,7 @@ struct sphere_grid_build {
         grid_build::scan_rows_and_cells<grid_build::cell_counts<starts_type>, grid_build::cell_starts<starts_type>>{
             {grid.start}, {grid.start, cursor}, statistics, cells});
   }
-  // The same, by blocks of cells on large grids.
+  // The starts: that scan on small grids, by blocks of cells on large ones.
   template <class ExecutionSpace>
   void starts(const ExecutionSpace& space, grid_build::cell_statistics* statistics) const {
     const std::int64_t cells = grid_type::cell_count(grid.cells);

@@ -129,8 +129,8 @@ struct bvh_query {
   // The grid's stage: the own cell and the shells around it, as far as grid.shells, a row of
   // cells at a time. For one neighbour, first the 2 x 2 x 2 cells nearest to o (its own and,
   // along each axis, the neighbour on o's side), which hold a ball of half a cell around it and
-  // settle most such searches (4 rows of cells where the whole first shell is 9; 2-core host,
-  // 2^16 x 2^13 uniform: 0.85 of the time, and 1.04 for k = 8, which seldom settles there);
+  // settle most such searches (4 rows of cells where the whole first shell is 9; larger k
+  // seldom settle there: perf/results/issue46-grid-block-host-epyc-2core.json);
   // then the rest of the first shell, and the shells beyond. Returns whether that settled the
   // search (every cell beyond is farther than the k-th neighbour).
   KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,

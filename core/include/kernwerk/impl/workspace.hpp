@@ -114,9 +114,10 @@ class recycled_buffer {
     }
     return buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes);
   }
-  // Gives `memory` back where no one else holds it (its kernels have finished).
+  // Gives `memory` back where no one else holds it (its kernels have finished) and Kokkos still
+  // runs (after its finalization nothing would free a kept buffer).
   static void give_back(buffer& memory) {
-    if (!recycle_policy::recycle || memory.use_count() != 1) return;
+    if (!recycle_policy::recycle || memory.use_count() != 1 || !Kokkos::is_initialized()) return;
     std::lock_guard<std::mutex> lock(state().mutex);
     buffer& kept = state().kept;
     if (kept.extent(0) >= memory.extent(0)) return;

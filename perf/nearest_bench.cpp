@@ -5,10 +5,10 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--one-block-build M] [--recycle 0|1] [--order-per-thread N] [--order-min-references M]
+//                          [--one-block-build M] [--recycle 0|1]
+//                          [--order-per-thread N] [--order-min-references M]
 //                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
-//                          [--grid-block-first 0|1]
-//                          [--scan-waves W]
+//                          [--grid-block-first 0|1] [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references), each side a value or values joined by '/'

@@ -103,23 +103,39 @@ struct sphere_grid {
     const double dx = axis(x, ix0, ix1), dy = axis(y, iy, iy), dz = axis(z, iz, iz);
     return dx * dx + dy * dy + dz * dz;
   }
+  // Distance from v to the nearest cell outside the block of cells low[a]..high[a] along each
+  // axis; negative when there is no such cell.
+  KOKKOS_INLINE_FUNCTION double reach_outside(const double v[3], const int low[3],
+                                              const int high[3]) const {
+    double reach = -1.0;
+    const auto closer = [&](double d) { reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach; };
+    for (int a = 0; a < 3; ++a) {
+      if (low[a] > 0) closer(v[a] - upper(low[a] - 1));
+      if (high[a] + 1 < cells) closer(lower(high[a] + 1) - v[a]);
+    }
+    return reach;
+  }
   // Distance from (x, y, z) in cell c to the nearest cell outside the block of shells
   // 0..shell-1 around c; negative when there is no such cell.
   KOKKOS_INLINE_FUNCTION double reach_beyond(double x, double y, double z, const int c[3],
                                              int shell) const {
     const double v[3] = {x, y, z};
-    double reach = -1.0;
+    const int low[3] = {c[0] - shell + 1, c[1] - shell + 1, c[2] - shell + 1};
+    const int high[3] = {c[0] + shell - 1, c[1] + shell - 1, c[2] + shell - 1};
+    return reach_outside(v, low, high);
+  }
+  // The 2 x 2 x 2 cells nearest to (x, y, z) in cell c (c and, along each axis, its neighbour
+  // on the point's side), from low[a] along each axis; returns the distance to the nearest cell
+  // outside them (negative: none).
+  KOKKOS_INLINE_FUNCTION double nearest_block(double x, double y, double z, const int c[3],
+                                              int low[3]) const {
+    const double v[3] = {x, y, z};
+    int high[3];
     for (int a = 0; a < 3; ++a) {
-      if (c[a] - shell >= 0) {
-        const double d = v[a] - upper(c[a] - shell);
-        reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
-      }
-      if (c[a] + shell < cells) {
-        const double d = lower(c[a] + shell) - v[a];
-        reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
-      }
+      low[a] = v[a] - lower(c[a]) < upper(c[a]) - v[a] ? c[a] - 1 : c[a];
+      high[a] = low[a] + 1;
     }
-    return reach;
+    return reach_outside(v, low, high);
   }
   // Whether (x, y, z) falls in the block of shells 0..shells around cell c.
   KOKKOS_INLINE_FUNCTION bool in_block(double x, double y, double z, const int c[3],

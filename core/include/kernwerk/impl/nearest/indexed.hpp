@@ -138,20 +138,8 @@ struct bvh_query {
     const auto& grid = bvh.grid;
     int shell = 1;  // the first shell not yet visited
     if (grid.block_first && grid.shells >= 1 && k == 1) {
-      const double v[3] = {o.x, o.y, o.z};
       int low[3];  // the block's first cell along each axis
-      double reach = -1.0;  // to the nearest cell outside the block
-      for (int a = 0; a < 3; ++a) {
-        low[a] = v[a] - grid.lower(c[a]) < grid.upper(c[a]) - v[a] ? c[a] - 1 : c[a];
-        if (low[a] > 0) {
-          const double d = v[a] - grid.upper(low[a] - 1);
-          reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
-        }
-        if (low[a] + 2 < grid.cells) {
-          const double d = grid.lower(low[a] + 2) - v[a];
-          reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach;
-        }
-      }
+      const double reach = grid.nearest_block(o.x, o.y, o.z, c, low);
       for (int iz = low[2]; iz <= low[2] + 1; ++iz)
         for (int iy = low[1]; iy <= low[1] + 1; ++iy) visit_cells(o, keys, low[0], low[0] + 1, iy, iz, list);
       if (reach < 0 || !list.admits(reach * reach)) return true;
@@ -159,13 +147,9 @@ struct bvh_query {
       const int far_x = low[0] == c[0] ? c[0] - 1 : c[0] + 1;
       for (int iz = c[2] - 1; iz <= c[2] + 1; ++iz) {
         for (int iy = c[1] - 1; iy <= c[1] + 1; ++iy) {
-          if (iz - low[2] == 0 || iz - low[2] == 1) {
-            if (iy - low[1] == 0 || iy - low[1] == 1) {
-              visit_cells(o, keys, far_x, far_x, iy, iz, list);
-              continue;
-            }
-          }
-          visit_cells(o, keys, c[0] - 1, c[0] + 1, iy, iz, list);
+          const bool block_row = iz - low[2] >= 0 && iz - low[2] <= 1 && iy - low[1] >= 0 && iy - low[1] <= 1;
+          if (block_row) visit_cells(o, keys, far_x, far_x, iy, iz, list);
+          else visit_cells(o, keys, c[0] - 1, c[0] + 1, iy, iz, list);
         }
       }
       shell = 2;

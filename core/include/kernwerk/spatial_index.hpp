@@ -58,9 +58,10 @@ class spatial_index {
       : spatial_index(space, points, options, "spatial_index", "points", true) {}
   /// Copies share the index's memory; the last one gives it back for the next index built.
   spatial_index(const spatial_index&) = default;
-  spatial_index(spatial_index&&) = default;
-  spatial_index& operator=(const spatial_index&) = default;
-  spatial_index& operator=(spatial_index&&) = default;
+  spatial_index(spatial_index&&) = default;  ///< takes the other's share of the memory
+  spatial_index& operator=(const spatial_index&) = default;  ///< shares the other's memory
+  spatial_index& operator=(spatial_index&&) = default;  ///< takes the other's share
+  /// The last copy gives the memory back, kept for the next index it fits.
   ~spatial_index() { impl::recycled_buffer<memory_space>::give_back(memory_); }
 
   /// Fills indices(i[, q]) and distances(i[, q]) with the k nearest points of every query,

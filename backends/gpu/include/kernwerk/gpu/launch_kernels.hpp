@@ -181,8 +181,12 @@ template <class... Steps>
 __global__ void __launch_bounds__(steps_block) run_steps_kernel(const Steps... steps) {
   constexpr std::size_t bytes = std::max({std::size_t(16), step_shared<Steps>::bytes...});
   static_assert(bytes <= 40960, "the steps' values in static shared memory");
-  __shared__ alignas(16) unsigned char shared[bytes];
-  (run_step(steps, shared), ...);
+  // An aligned type rather than alignas beside __shared__, which clang (HIP) refuses there.
+  struct alignas(16) shared_bytes {
+    unsigned char data[bytes];
+  };
+  __shared__ shared_bytes shared;
+  (run_step(steps, shared.data), ...);
 }
 
 template <class Runtime>

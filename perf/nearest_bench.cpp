@@ -5,7 +5,7 @@
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
-//                          [--one-block-build M] [--recycle 0|1]
+//                          [--small-build M] [--recycle 0|1]
 //                          [--order-per-thread N] [--order-min-references M]
 //                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
 //                          [--grid-block-first 0|1] [--scan-waves W]
@@ -25,8 +25,8 @@
 // --host-inputs copy times what a caller without it does: copy the sets in, compute, copy the
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
-// --one-block-build the most references whose build runs in two one-block launches on a GPU
-// (bvh_policy), --recycle 0 allocates every index's memory anew (impl::recycle_policy),
+// --small-build the most references whose build is small: two one-block launches on a GPU,
+// the calling thread on a host space (bvh_policy; -1 the space's own), --recycle 0 allocates every index's memory anew (impl::recycle_policy),
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
 // the references from which a host space orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out),
@@ -121,7 +121,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
-    else if (flag == "--one-block-build") kernwerk::impl::bvh_policy::one_block_build = std::stoll(value);
+    else if (flag == "--small-build") kernwerk::impl::bvh_policy::small_build = std::stoll(value);
     else if (flag == "--recycle") kernwerk::impl::recycle_policy::recycle = value != "0";
     else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
     else if (flag == "--order-min-references") tuning.order_min_references = std::stoll(value);

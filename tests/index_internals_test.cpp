@@ -60,9 +60,10 @@ pairs stable_sorted(const pairs& p) {
   return sorted;
 }
 
-// The pairs sorted on Space by the generic sort (generic = true) or by sort_pairs.
+// The pairs sorted on Space by the generic sort (generic = true; small: as a small build's,
+// in the calling thread on a host space) or by sort_pairs.
 template <class Space>
-pairs sorted_on(const pairs& p, int key_bits, bool generic) {
+pairs sorted_on(const pairs& p, int key_bits, bool generic, bool small = false) {
   using memory = typename Space::memory_space;
   const std::int64_t n = std::int64_t(p.keys.size());
   Kokkos::View<std::uint64_t*, memory> keys("keys", n);
@@ -76,7 +77,7 @@ pairs sorted_on(const pairs& p, int key_bits, bool generic) {
   {
     kernwerk::impl::workspace<memory> scratch(std::max<std::size_t>(bytes, 1));
     if (generic)
-      kernwerk::impl::sort_pairs_generic(space, keys.data(), values.data(), n, key_bits, scratch);
+      kernwerk::impl::sort_pairs_generic(space, keys.data(), values.data(), n, key_bits, scratch, small);
     else
       kernwerk::impl::sort_pairs(space, keys.data(), values.data(), n, key_bits, scratch);
     space.fence();
@@ -91,7 +92,7 @@ pairs sorted_on(const pairs& p, int key_bits, bool generic) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic and vendor, is stable and equal",
+TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic, small and vendor, is stable and equal",
                           Space, pair_sort) {
   struct sort_case {
     std::int64_t n;
@@ -117,6 +118,9 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the pair sort, generic and vendor, i
     const pairs generic = sorted_on<Space>(input, c.key_bits, true);
     CHECK(generic.keys == expected.keys);
     CHECK(generic.values == expected.values);
+    const pairs small = sorted_on<Space>(input, c.key_bits, true, true);
+    CHECK(small.keys == expected.keys);
+    CHECK(small.values == expected.values);
     const pairs chosen = sorted_on<Space>(input, c.key_bits, false);  // the vendor's, where one
     CHECK(chosen.keys == expected.keys);
     CHECK(chosen.values == expected.values);
@@ -241,13 +245,13 @@ struct offset_sample {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE_DEFINE("index internals: launch_steps in one block and step by step",
+TEST_CASE_TEMPLATE_DEFINE("index internals: launch_steps small (one block or the calling thread) and step by step",
                           Space, steps) {
   using memory = typename Space::memory_space;
   const Space space;
-  for (const bool one_block : {false, true}) {
+  for (const bool small : {false, true}) {
     for (const std::int64_t n : {0, 1, 511, 512, 513, 4099, 100003}) {
-      CAPTURE(one_block);
+      CAPTURE(small);
       CAPTURE(n);
       Kokkos::View<std::int64_t*, memory> out("out", n), prefix("prefix", n), offset("offset", n);
       Kokkos::View<launch_totals, memory> totals("totals");
@@ -255,7 +259,7 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: launch_steps in one block and step b
           "scratch", kernwerk::impl::launch_reduce_bytes<Space, launch_totals>() + 1);
       const launch_sample<decltype(out)> sample{out};
       kernwerk::impl::launch_steps(
-          space, one_block, scratch.data(), kernwerk::impl::step_for("test::for", n, sample),
+          space, small, scratch.data(), kernwerk::impl::step_for("test::for", n, sample),
           kernwerk::impl::step_reduce("test::reduce", n, sample, totals.data()),
           kernwerk::impl::step_scan("test::scan", n, prefix_sample<decltype(out), decltype(prefix)>{out, prefix}),
           kernwerk::impl::step_for("test::offset", n,
@@ -448,21 +452,23 @@ host_points random_rows(std::int64_t m, int columns, unsigned seed, double low, 
 
 }  // namespace
 
-// The limits of a one-block build (bvh_policy::one_block_build) a test tries: none and every
-// build where the space has plain launches, else the default (the same launches either way).
+// The limits of a small build (bvh_policy::small_build) a test tries: none and every build
+// where the space has plain launches or runs on the host, else the default (the same launches
+// either way).
 template <class Space>
-std::vector<std::int64_t> one_block_limits() {
-  if (kernwerk::impl::launch_tuned<Space>::available) return {0, std::int64_t(1) << 40};
-  return {kernwerk::impl::bvh_policy::one_block_build};
+std::vector<std::int64_t> small_build_limits() {
+  if (kernwerk::impl::launch_tuned<Space>::available || kernwerk::impl::host_execution<Space>)
+    return {0, std::int64_t(1) << 40};
+  return {kernwerk::impl::bvh_policy::small_build};
 }
 
 TEST_CASE_TEMPLATE_DEFINE("index internals: the tree's rows, codes and boxes", Space, tree_invariants) {
   const double pi = 3.14159265358979323846;
   const int default_leaf = kernwerk::impl::bvh_policy::leaf_size_for<Space>();
-  auto& one_block = kernwerk::impl::bvh_policy::one_block_build;
-  const std::int64_t default_one_block = one_block;
-  for (const std::int64_t limit : one_block_limits<Space>()) {
-    one_block = limit;
+  auto& small_build = kernwerk::impl::bvh_policy::small_build;
+  const std::int64_t default_small_build = small_build;
+  for (const std::int64_t limit : small_build_limits<Space>()) {
+    small_build = limit;
     CAPTURE(limit);
     for (int leaf : {1, 4, default_leaf}) {
       CAPTURE(leaf);
@@ -493,7 +499,7 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the tree's rows, codes and boxes", S
       }
     }
   }
-  one_block = default_one_block;
+  small_build = default_small_build;
 }
 TEST_CASE_TEMPLATE_APPLY(tree_invariants, kernwerk::test::enabled_spaces);
 
@@ -505,10 +511,10 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the sphere grid's cells", Space, gri
   using bvh_type = kernwerk::impl::point_bvh<memory>;
   using kernwerk::impl::column_x;
   const double pi = 3.14159265358979323846;
-  auto& one_block = kernwerk::impl::bvh_policy::one_block_build;
-  const std::int64_t default_one_block = one_block;
-  for (const std::int64_t limit : one_block_limits<Space>()) {
-    one_block = limit;
+  auto& small_build = kernwerk::impl::bvh_policy::small_build;
+  const std::int64_t default_small_build = small_build;
+  for (const std::int64_t limit : small_build_limits<Space>()) {
+    small_build = limit;
     for (std::int64_t m : {1000, 4099, 70000}) {
       for (const bool crowded : {false, true}) {
         CAPTURE(limit);
@@ -571,6 +577,6 @@ TEST_CASE_TEMPLATE_DEFINE("index internals: the sphere grid's cells", Space, gri
       }
     }
   }
-  one_block = default_one_block;
+  small_build = default_small_build;
 }
 TEST_CASE_TEMPLATE_APPLY(grid_cells, kernwerk::test::enabled_spaces);

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace kernwerk::impl {
 
@@ -21,6 +23,18 @@ using index_policy = decltype(Kokkos::Experimental::require(
 template <class MemorySpace>
 inline constexpr bool host_memory =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+// Whether an execution space runs on the host's cores (Serial, OpenMP, Threads): its passes can
+// run in the calling thread instead.
+template <class ExecutionSpace>
+inline constexpr bool host_execution =
+    std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
+
+// Whether a reduction functor has final(value).
+template <class Functor, class = void>
+struct has_final : std::false_type {};
+template <class Functor>
+struct has_final<Functor, std::void_t<decltype(std::declval<const Functor&>().final(
+                              std::declval<typename Functor::value_type&>()))>> : std::true_type {};
 
 // A backend folder specialises launch_tuned with `available = true` and plain launches on the
 // space's queue, for the short passes whose Kokkos launch costs more host time than their work
@@ -141,23 +155,53 @@ void launch_step(const ExecutionSpace& space, void*, const scan_step<Functor>& s
     Kokkos::parallel_scan(step.label, index_policy<ExecutionSpace>(space, 0, step.n), step.f);
 }
 
+// A step in the calling thread, in order: the reduction's and the scan's values as the one-block
+// kernel's (value_type, init, join, final).
+template <class Functor>
+void run_in_caller(const for_step<Functor>& step) {
+  for (std::int64_t i = 0; i < step.n; ++i) step.f(i);
+}
+template <class Functor>
+void run_in_caller(const reduce_step<Functor>& step) {
+  typename Functor::value_type value;
+  step.f.init(value);
+  for (std::int64_t i = 0; i < step.n; ++i) step.f(i, value);
+  if constexpr (has_final<Functor>::value) step.f.final(value);
+  *step.result = value;
+}
+template <class Functor>
+void run_in_caller(const scan_step<Functor>& step) {
+  typename Functor::value_type partial;
+  step.f.init(partial);
+  for (std::int64_t i = 0; i < step.n; ++i) step.f(i, partial, true);
+}
+
 // A one-block launch is named by its first step.
 template <class First, class... Rest>
 const char* steps_label(const First& first, const Rest&...) {
   return first.label;
 }
 
-// The steps in order on `space`, asynchronously. With `one_block` on a backend with plain
-// launches, all of them in one launch of one block: for small sets, whose launches cost more
-// host time than their work (issue 46: 9 to 27 us a launch on the H200); else a launch or two
-// each. `scratch` holds launch_reduce_bytes for the reductions' values (one after another).
+// The steps in order on `space`, asynchronously. With `small` (sets whose launches cost more
+// than their work): on a backend with plain launches, all of them in one launch of one block
+// (issue 46: 9 to 27 us a launch on the H200); on a host space, all of them in the calling
+// thread, with no parallel region (perf/results/issue46-host-small-build-epyc-2core.json).
+// Else a launch or two each. `scratch` holds launch_reduce_bytes for the reductions' values (one
+// after another).
 template <class ExecutionSpace, class... Steps>
-void launch_steps(const ExecutionSpace& space, bool one_block, void* scratch,
-                  const Steps&... steps) {
+void launch_steps(const ExecutionSpace& space, bool small, void* scratch, const Steps&... steps) {
   if constexpr (launch_tuned<ExecutionSpace>::available) {
-    if (one_block) {
+    if (small) {
       const launch_label named(steps_label(steps...), false);
       launch_tuned<ExecutionSpace>::run_steps(space, steps...);
+      return;
+    }
+  }
+  if constexpr (host_execution<ExecutionSpace>) {
+    if (small) {
+      space.fence();  // what was queued before
+      const launch_label named(steps_label(steps...), false);
+      (run_in_caller(steps), ...);
       return;
     }
   }

@@ -26,11 +26,7 @@ __global__ void __launch_bounds__(launch_block) for_each_index(const Functor f, 
     f(i);
 }
 
-template <class Functor, class = void>
-struct has_final : std::false_type {};
-template <class Functor>
-struct has_final<Functor, std::void_t<decltype(std::declval<const Functor&>().final(
-                              std::declval<typename Functor::value_type&>()))>> : std::true_type {};
+using impl::has_final;
 
 // Joins the values of a block; thread 0 gets the block's.
 template <class Functor>

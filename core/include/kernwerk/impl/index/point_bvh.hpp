@@ -185,15 +185,26 @@ struct morton_frame {
 // space.
 struct bvh_policy {
   static inline int leaf_size = 0;
-  // Builds of at most this many points run their passes before and after the sort in one
-  // launch of one block each (launch_steps) on GPUs: below it the launches saved outweigh one
-  // block's work, above it the block's scan of the grid's cells does not
-  // (perf/results/issue46-one-block-recycle-cuda-h200.json; --one-block-build).
-  static inline std::int64_t one_block_build = std::int64_t(1) << 10;
+  // Builds of at most this many points are small (launch_steps): on GPUs their passes before
+  // and after the sort run in one launch of one block each, on host spaces the whole build in
+  // the calling thread. Below the limit the launches (or parallel regions) saved outweigh the
+  // work done by one block (or one core); above it they do not
+  // (perf/results/issue46-one-block-recycle-cuda-h200.json: 2^10 on the H200;
+  // perf/results/issue46-host-small-build-epyc-2core.json: 2^14 on 2 cores, past which the one
+  // core gained nothing; a host's limit is 2^15 over its threads, since more threads share the
+  // work). --small-build; -1: the space's own.
+  static inline std::int64_t small_build = -1;
   template <class ExecutionSpace>
   static int leaf_size_for() {
     if (leaf_size > 0) return leaf_size;
     return host_memory<typename ExecutionSpace::memory_space> ? 32 : 8;
+  }
+  template <class ExecutionSpace>
+  static std::int64_t small_build_for(const ExecutionSpace& space) {
+    if (small_build >= 0) return small_build;
+    if (host_execution<ExecutionSpace>)
+      return (std::int64_t(1) << 15) / std::max<std::int64_t>(1, space.concurrency());
+    return std::int64_t(1) << 10;
   }
 };
 
@@ -559,8 +570,9 @@ struct fill_boxes {
 // points' coordinates are checked in the first pass, and *first_invalid is the first row they
 // refuse (-1: none). Four passes over the points, the sort and the boxes, queued without a
 // wait; the host reads what the device worked out (bvh_build::parameters) once, at the end
-// (issue 46: a build's fixed cost was its waits and launches). Small builds on a GPU run the
-// passes before the sort in one launch and those after it in another (bvh_policy).
+// (issue 46: a build's fixed cost was its waits and launches). Small builds (bvh_policy) run
+// the passes before the sort in one launch and those after it in another on a GPU, and all of
+// it in the calling thread on a host space.
 template <class ExecutionSpace, class Source, class Keep, class Scratch>
 point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
     const ExecutionSpace& space, const Source& source, std::int64_t m, int leaf_size, bool rotate,
@@ -597,7 +609,7 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   void* reduction_scratch = scratch.template take<char>(bvh_build::reduce_bytes<ExecutionSpace>());
 
   using counters = typename bvh_type::template array<int*>;
-  const bool one_block = m <= bvh_policy::one_block_build;
+  const bool small = m <= bvh_policy::small_build_for(space);
   const auto prepare_step = step_reduce(
       "kernwerk::index::prepare", m,
       bvh_build::prepare_points<Source, decltype(prepared), counters, memory_space>{
@@ -609,14 +621,14 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
       bvh_build::code_points<decltype(prepared), decltype(codes), decltype(rows), memory_space>{
           prepared, codes, rows, found, grid, with_grid, max_per_cell});
   if (rotate)
-    launch_steps(space, one_block, reduction_scratch, prepare_step,
+    launch_steps(space, small, reduction_scratch, prepare_step,
                  step_reduce("kernwerk::index::rotate", m,
                              bvh_build::rotate_points<decltype(prepared), memory_space>{prepared, found},
                              &found.data()->bounds),
                  codes_step);
   else
-    launch_steps(space, one_block, reduction_scratch, prepare_step, codes_step);
-  sort_pairs(space, codes.data(), rows.data(), m, 3 * bvh_build::code_bits, scratch);
+    launch_steps(space, small, reduction_scratch, prepare_step, codes_step);
+  sort_pairs(space, codes.data(), rows.data(), m, 3 * bvh_build::code_bits, scratch, small);
   const auto gather_step = step_for(
       "kernwerk::index::gather", m,
       bvh_build::gather_rows<decltype(prepared), bvh_type, decltype(rows), memory_space>{
@@ -624,11 +636,11 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   const auto boxes_step = step_for(
       "kernwerk::index::boxes", bvh.first_leaf,
       bvh_build::fill_boxes<bvh_type, decltype(codes), decltype(arrivals)>{bvh, codes, arrivals});
-  if (with_grid && one_block) {
+  if (with_grid && small) {
     launch_steps(space, true, nullptr, grid.start_scan(&found.data()->cells), gather_step, boxes_step);
   } else {
     if (with_grid) grid.starts(space, &found.data()->cells);
-    launch_steps(space, one_block, nullptr, gather_step, boxes_step);
+    launch_steps(space, small, nullptr, gather_step, boxes_step);
   }
   bvh_build::parameters result;
   Kokkos::deep_copy(space, Kokkos::View<bvh_build::parameters, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&result),

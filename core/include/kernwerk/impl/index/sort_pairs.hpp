@@ -117,13 +117,15 @@ std::size_t sort_pairs_bytes(std::int64_t n, std::int64_t concurrency) {
 
 // The generic sort: keys[0, n) ascending on their low key_bits bits, values carried along, in
 // place; equal keys keep their order. Scratch comes from `buffers` (sort_pairs_generic_bytes).
+// With `small` on a host space, in the calling thread as one tile (launch_steps' rule).
 template <class ExecutionSpace, class Value, class Workspace>
 void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value* values,
-                        std::int64_t n, int key_bits, Workspace& buffers) {
+                        std::int64_t n, int key_bits, Workspace& buffers, bool small = false) {
   if (n < 2) return;
   using policy = index_policy<ExecutionSpace>;
   using counts_view = Kokkos::View<int*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>;
-  const std::int64_t tile = radix::tile_size(n, space.concurrency());
+  const bool in_caller = host_execution<ExecutionSpace> && small;
+  const std::int64_t tile = in_caller ? n : radix::tile_size(n, space.concurrency());
   const std::int64_t tiles = (n + tile - 1) / tile;
   std::uint64_t* other_keys = buffers.template take<std::uint64_t>(n);
   Value* other_values = buffers.template take<Value>(n);
@@ -135,16 +137,25 @@ void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value*
   const int passes = ((key_bits + radix::digit_bits - 1) / radix::digit_bits + 1) / 2 * 2;
   std::uint64_t *from_keys = keys, *to_keys = other_keys;
   Value *from_values = values, *to_values = other_values;
+  if (in_caller) space.fence();  // what was queued before
   for (int pass = 0; pass < passes; ++pass) {
     const int shift = pass * radix::digit_bits;
-    Kokkos::deep_copy(space, counts, 0);
-    Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles),
-                         radix::count_digits<counts_view>{from_keys, counts, layout, n, tile, shift});
-    Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)),
-                          radix::exclusive_scan<counts_view>{counts, layout, tiles});
-    Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles),
-                         radix::scatter_digits<Value, counts_view>{from_keys, from_values, to_keys, to_values,
-                                                      counts, layout, n, tile, shift});
+    const radix::count_digits<counts_view> count{from_keys, counts, layout, n, tile, shift};
+    const radix::exclusive_scan<counts_view> scan{counts, layout, tiles};
+    const radix::scatter_digits<Value, counts_view> scatter{from_keys, from_values, to_keys, to_values,
+                                                           counts, layout, n, tile, shift};
+    if (in_caller) {
+      std::fill(counts.data(), counts.data() + counts.extent(0), 0);
+      count(0);
+      std::int64_t partial = 0;
+      for (std::int64_t e = 0; e < std::int64_t(counts.extent(0)); ++e) scan(e, partial, true);
+      scatter(0);
+    } else {
+      Kokkos::deep_copy(space, counts, 0);
+      Kokkos::parallel_for("kernwerk::sort::count", policy(space, 0, tiles), count);
+      Kokkos::parallel_scan("kernwerk::sort::scan", policy(space, 0, counts.extent(0)), scan);
+      Kokkos::parallel_for("kernwerk::sort::scatter", policy(space, 0, tiles), scatter);
+    }
     std::swap(from_keys, to_keys);
     std::swap(from_values, to_values);
   }
@@ -154,12 +165,12 @@ void sort_pairs_generic(const ExecutionSpace& space, std::uint64_t* keys, Value*
 // Scratch comes from `buffers` (sort_pairs_bytes of it).
 template <class ExecutionSpace, class Value, class Workspace>
 void sort_pairs(const ExecutionSpace& space, std::uint64_t* keys, Value* values, std::int64_t n,
-                int key_bits, Workspace& buffers) {
+                int key_bits, Workspace& buffers, bool small = false) {
   if (n < 2) return;
   if constexpr (sort_pairs_tuned<ExecutionSpace>::available)
     sort_pairs_tuned<ExecutionSpace>::run(space, keys, values, n, key_bits, buffers);
   else
-    sort_pairs_generic(space, keys, values, n, key_bits, buffers);
+    sort_pairs_generic(space, keys, values, n, key_bits, buffers, small);
 }
 
 }  // namespace kernwerk::impl

@@ -155,8 +155,8 @@ void launch_step(const ExecutionSpace& space, void*, const scan_step<Functor>& s
     Kokkos::parallel_scan(step.label, index_policy<ExecutionSpace>(space, 0, step.n), step.f);
 }
 
-// A step in the calling thread, in order: the reduction's and the scan's values as the one-block
-// kernel's (value_type, init, join, final).
+// A step in the calling thread, element after element (a reduction's and a scan's value: the
+// functor's value_type, from its init; a reduction's final applied at the end).
 template <class Functor>
 void run_in_caller(const for_step<Functor>& step) {
   for (std::int64_t i = 0; i < step.n; ++i) step.f(i);

@@ -125,6 +125,12 @@ struct sphere_metric {
     return haversine(o.lat, o.lon, o.coslat, references(j, column_lat), references(j, column_lon),
                      references(j, column_coslat));
   }
+  // Whether references i and j have equal coordinates, and so equal keys from any observation
+  // (a duplicated point's ties are then decided by index alone, without the keys' trigonometry).
+  KOKKOS_INLINE_FUNCTION bool same_point(std::int64_t i, std::int64_t j) const {
+    return references(i, column_lat) == references(j, column_lat) &&
+           references(i, column_lon) == references(j, column_lon);
+  }
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return radius * central_angle(key); }
 };
 
@@ -152,6 +158,8 @@ struct euclidean_metric {
     return squared;
   }
   KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const { return chord(o, j); }
+  // (keys cost no more than a test of the points)
+  KOKKOS_INLINE_FUNCTION bool same_point(std::int64_t, std::int64_t) const { return false; }
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };
 

@@ -5,7 +5,8 @@
 // Keys (the float64 haversine) are dear; chords (squared, float64) are cheap and order the
 // candidates the same way wherever they differ by more than their rounding margin. So two
 // candidates are compared by chord, and only chords within the margin of each other send for
-// their keys, which are then kept. A candidate whose chord exceeds the worst kept one's by more
+// their keys, which are then kept; unless the two are the same point (duplicated references),
+// whose keys are equal. A candidate whose chord exceeds the worst kept one's by more
 // than the margin is farther than every kept candidate and is dropped unexamined.
 //
 // Up to 16 neighbours the list is a sorted array; above, a binary max-heap (the worst kept
@@ -66,6 +67,7 @@ struct neighbour_entries : Storage {
                                      const KeyOf& key_of) {
     if (c < this->chord[e] - margin) return true;
     if (c > this->chord[e] + margin) return false;
+    if (c == this->chord[e] && key_of.same_point(j, this->index[e])) return j < this->index[e];
     if (candidate_key == unknown) candidate_key = key_of(j);
     if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
     return candidate_key < this->key[e] || (candidate_key == this->key[e] && j < this->index[e]);
@@ -236,6 +238,9 @@ struct key_evaluator {
   const Metric& metric;
   const typename Metric::point& o;
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t j) const { return metric.key(o, j); }
+  KOKKOS_INLINE_FUNCTION bool same_point(std::int64_t i, std::int64_t j) const {
+    return metric.same_point(i, j);
+  }
 };
 
 // Offers reference j (chord already computed) to the list.

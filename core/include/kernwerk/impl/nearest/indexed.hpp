@@ -70,6 +70,7 @@ struct euclidean_bvh_metric {
                  dz = o.z - bvh.points(r, column_z);
     return dx * dx + dy * dy + dz * dz;
   }
+  // (keys cost no more than a test of the points)
   KOKKOS_INLINE_FUNCTION bool same_point(std::int64_t, std::int64_t) const { return false; }
   KOKKOS_INLINE_FUNCTION double distance(double key) const { return math::sqrt(key); }
 };

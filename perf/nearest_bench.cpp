@@ -26,7 +26,8 @@
 // results out.
 // Tuning experiments of the indexed method: --leaf-size sets its references per leaf,
 // --small-build the most references whose build is small: two one-block launches on a GPU,
-// the calling thread on a host space (bvh_policy; -1 the space's own), --recycle 0 allocates every index's memory anew (impl::recycle_policy),
+// the calling thread on a host space (bvh_policy; -1 the space's own), --recycle 0 allocates
+// every index's memory anew (impl::recycle_policy),
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
 // the references from which a host space orders them (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out),

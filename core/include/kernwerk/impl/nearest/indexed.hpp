@@ -110,22 +110,19 @@ struct bvh_query {
   }
 
   // Cells ix0..ix1 of row (iy, iz) of the grid (clamped to it): their points lie in one run of
-  // sorted rows, scanned at once, which on the host costs less than a box test a cell.
+  // sorted rows, scanned at once, which on the host costs less than a box test a cell. Without
+  // box_test the row is scanned even where its box is out of reach.
   KOKKOS_INLINE_FUNCTION void visit_cells(const sphere_point& o, const key_evaluator<Metric>& keys,
                                           int ix0, int ix1, int iy, int iz,
-                                          neighbour_list<Capacity>& list) const {
+                                          neighbour_list<Capacity>& list, bool box_test = true) const {
     const auto& grid = bvh.grid;
     if (iy < 0 || iz < 0 || iy >= grid.cells || iz >= grid.cells) return;
     ix0 = ix0 > 0 ? ix0 : 0;
     ix1 = ix1 < grid.cells - 1 ? ix1 : grid.cells - 1;
-    if (ix0 > ix1 || !list.admits(grid.box_distance(o.x, o.y, o.z, ix0, ix1, iy, iz))) return;
-    scan_rows(o, keys, grid.start(grid.cell(ix0, iy, iz)), grid.start(grid.cell(ix1, iy, iz) + 1), list);
-  }
-  // The grid's sorted rows [first, end).
-  KOKKOS_INLINE_FUNCTION void scan_rows(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                        int first, int end, neighbour_list<Capacity>& list) const {
-    const auto& grid = bvh.grid;
-    for (int row = first; row < end; ++row) {
+    if (ix0 > ix1 || (box_test && !list.admits(grid.box_distance(o.x, o.y, o.z, ix0, ix1, iy, iz))))
+      return;
+    const int end = grid.start(grid.cell(ix1, iy, iz) + 1);
+    for (int row = grid.start(grid.cell(ix0, iy, iz)); row < end; ++row) {
       const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
                    dz = o.z - grid.sorted(row, 2);
       const double chord = dx * dx + dy * dy + dz * dz;
@@ -148,10 +145,9 @@ struct bvh_query {
       int low[3];  // the block's first cell along each axis
       const double reach = grid.nearest_block(o.x, o.y, o.z, c, low);
       // Its rows without box tests: each touches the ball, and few would be left out.
-      const int x0 = low[0] > 0 ? low[0] : 0, x1 = low[0] + 1 < grid.cells ? low[0] + 1 : low[0];
-      for (int iz = low[2] > 0 ? low[2] : 0; iz <= low[2] + 1 && iz < grid.cells; ++iz)
-        for (int iy = low[1] > 0 ? low[1] : 0; iy <= low[1] + 1 && iy < grid.cells; ++iy)
-          scan_rows(o, keys, grid.start(grid.cell(x0, iy, iz)), grid.start(grid.cell(x1, iy, iz) + 1), list);
+      for (int iz = low[2]; iz <= low[2] + 1; ++iz)
+        for (int iy = low[1]; iy <= low[1] + 1; ++iy)
+          visit_cells(o, keys, low[0], low[0] + 1, iy, iz, list, false);
       if (reach < 0 || !list.admits(reach * reach)) return true;
       // The first shell's other cells: of the block's rows, the one cell on the far side in x.
       const int far_x = low[0] == c[0] ? c[0] - 1 : c[0] + 1;

@@ -9,7 +9,7 @@
 //                          [--order-per-thread N] [--order-min-references M]
 //                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
 //                          [--grid-block-first 0|1] [--scan-waves W]
-//                          [--kth-stride S] [--host-simd 0|1|2]
+//                          [--kth-stride S] [--host-simd 0|1|2] [--host-windows 0|1]
 //                          [--pipeline two-phase|chunked] [--pipeline-chunks N]
 // Sizes are log2(observations) x log2(references), each side a value or values joined by '/'
 // (10/16/24x7/13/20: a sweep of every pair); --max-brute-pairs L leaves the brute force's
@@ -36,7 +36,8 @@
 // Of the GPU tuned brute force: --scan-waves the waves of resident blocks the references are
 // split over when the observations fill fewer, --kth-stride the stride of the references in its
 // first scan for k = 2 to 8 (gpu_impl::scan_policy). Of the host's: --host-simd the widest
-// vector path it may take (0 portable, 1 AVX2, 2 AVX-512; host::limit_simd_width).
+// vector path it may take (0 portable, 1 AVX2, 2 AVX-512; host::limit_simd_width), --host-windows 0
+// every scan from afar (host_impl::window_policy).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
 // observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
 // of one layout, size and k go round the variants in turn (median and best of --repeat each).
@@ -136,6 +137,7 @@ int main(int argc, char* argv[]) {
 #endif
 #if KERNWERK_ENABLE_HOST_TUNED
     else if (flag == "--host-simd") kernwerk::host::limit_simd_width(std::stoi(value));
+    else if (flag == "--host-windows") kernwerk::host_impl::window_policy::enabled = value != "0";
 #endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());

@@ -44,6 +44,7 @@ struct candidates {
   float margin = 0.0f;
   float limit = no_limit;
   float lost = no_limit;  // the largest value dropped for want of room
+  std::int64_t window_from = 0, window_to = 0;  // the references seed() took
   alignas(64) float top[most_neighbours];  // the k largest values taken, largest first
   alignas(64) float value[room];
   alignas(64) std::int32_t index[room];
@@ -55,8 +56,12 @@ struct candidates {
     margin = value_margin;
     limit = no_limit;
     lost = no_limit;
+    window_from = window_to = 0;
     std::fill(top, top + most_neighbours, no_limit);
   }
+
+  // Whether the references from j on (whole vectors of 8 or 16) were taken in the window.
+  bool seeded(std::int64_t j) const { return j >= window_from && j < window_to; }
 
   // What a reference's value must reach to be taken.
   float threshold() const { return std::max(limit, lost); }
@@ -133,6 +138,26 @@ inline std::int64_t in_two_rounds(std::int64_t step, std::int64_t first) {
   return t / (spread_out - 1) * spread_out + 1 + t % (spread_out - 1);
 }
 
+// A window's vectors from its middle outwards (s = 0 .. vectors - 1): the references nearest the
+// observation's place on the curve first, so that the best values come before the others.
+inline std::int64_t middle_out(std::int64_t s, std::int64_t vectors) {
+  return vectors / 2 + (s % 2 ? -(s + 1) / 2 : s / 2);
+}
+
+// The window from `from` to `to` (whole vectors of 16) scanned before the rest, which then
+// passes it by.
+void window_portable(const centred_references_f32& refs, const float* o, candidates& found,
+                     std::int64_t from, std::int64_t to) {
+  constexpr int lanes = widest_lanes;
+  const std::int64_t vectors = (to - from) / lanes;
+  for (std::int64_t s = 0; s < vectors; ++s)
+    for (std::int64_t j = from + middle_out(s, vectors) * lanes, end = j + lanes; j < end; ++j) {
+      const float v = centred_value(o[0], o[1], o[2], refs.x[j], refs.y[j], refs.z[j]);
+      if (v >= found.threshold()) found.add(v, j);
+    }
+  found.window_from = from, found.window_to = to;
+}
+
 // The portable scan goes over the same blocks of 16 as the widest vector path, with a loop a
 // compiler can vectorise (NEON, SVE) and one branch a block.
 void scan_portable(const centred_references_f32& refs, const float* o, candidates& found) {
@@ -147,7 +172,7 @@ void scan_portable(const centred_references_f32& refs, const float* o, candidate
       value[lane] = centred_value(o[0], o[1], o[2], refs.x[j + lane], refs.y[j + lane], refs.z[j + lane]);
       hit |= value[lane] >= limit;
     }
-    if (hit)
+    if (hit && !found.seeded(j))
       for (int lane = 0; lane < lanes; ++lane)
         if (value[lane] >= found.threshold()) found.add(value[lane], j + lane);
   }
@@ -176,6 +201,7 @@ constexpr std::array<std::uint32_t, 256> packed_lanes = [] {
 __attribute__((target("avx2,fma"))) inline __m256 take_hits(candidates& found, __m256 value,
                                                             std::int64_t j, int hits) {
   constexpr int lanes = 8, most_vectors = most_neighbours / lanes;
+  if (found.seeded(j)) return _mm256_set1_ps(found.threshold());
   found.make_room(lanes);
   hits &= _mm256_movemask_ps(_mm256_cmp_ps(value, _mm256_set1_ps(found.threshold()), _CMP_GE_OQ));
   const __m256i order = _mm256_and_si256(
@@ -205,6 +231,24 @@ __attribute__((target("avx2,fma"))) inline __m256 take_hits(candidates& found, _
   for (int r = 0; r < vectors; ++r) _mm256_store_ps(found.top + r * lanes, top[r]);
   found.update_limit();
   return _mm256_set1_ps(found.threshold());
+}
+
+__attribute__((target("avx2,fma"))) void window_avx2(const centred_references_f32& refs,
+                                                     const float* o, candidates& found,
+                                                     std::int64_t from, std::int64_t to) {
+  constexpr int lanes = 8;
+  const __m256 ox = _mm256_set1_ps(o[0]), oy = _mm256_set1_ps(o[1]), oz = _mm256_set1_ps(o[2]);
+  __m256 limit = _mm256_set1_ps(found.threshold());
+  const std::int64_t vectors = (to - from) / lanes;
+  for (std::int64_t s = 0; s < vectors; ++s) {
+    const std::int64_t j = from + middle_out(s, vectors) * lanes;
+    const __m256 rx = _mm256_loadu_ps(refs.x + j), ry = _mm256_loadu_ps(refs.y + j),
+                 rz = _mm256_loadu_ps(refs.z + j);
+    const __m256 value = _mm256_fmadd_ps(oz, rz, _mm256_fmadd_ps(oy, ry, _mm256_mul_ps(ox, rx)));
+    const int hits = _mm256_movemask_ps(_mm256_cmp_ps(value, limit, _CMP_GE_OQ));
+    if (hits) limit = take_hits(found, value, j, hits);
+  }
+  found.window_from = from, found.window_to = to;
 }
 
 // Scans `together` observations at once over the padded references, 8 a step; a step whose
@@ -266,6 +310,7 @@ __attribute__((target("avx512f"))) inline void insert_ranked(__m512& first, __m5
 __attribute__((target("avx512f"))) inline __m512 take_hits(candidates& found, __m512 value,
                                                            std::int64_t j, __mmask16 hits) {
   constexpr int lanes = 16;
+  if (found.seeded(j)) return _mm512_set1_ps(found.threshold());
   found.make_room(lanes);
   hits &= _mm512_cmp_ps_mask(value, _mm512_set1_ps(found.threshold()), _CMP_GE_OQ);
   const __m512i lane_index = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -292,6 +337,24 @@ __attribute__((target("avx512f"))) inline __m512 take_hits(candidates& found, __
   const __m512 limit = _mm512_sub_ps(kth, _mm512_set1_ps(found.margin));  // update_limit's
   found.limit = _mm512_cvtss_f32(limit);
   return _mm512_max_ps(limit, _mm512_set1_ps(found.lost));
+}
+
+__attribute__((target("avx512f"))) void window_avx512(const centred_references_f32& refs,
+                                                       const float* o, candidates& found,
+                                                       std::int64_t from, std::int64_t to) {
+  constexpr int lanes = 16;
+  const __m512 ox = _mm512_set1_ps(o[0]), oy = _mm512_set1_ps(o[1]), oz = _mm512_set1_ps(o[2]);
+  __m512 limit = _mm512_set1_ps(found.threshold());
+  const std::int64_t vectors = (to - from) / lanes;
+  for (std::int64_t s = 0; s < vectors; ++s) {
+    const std::int64_t j = from + middle_out(s, vectors) * lanes;
+    const __m512 rx = _mm512_loadu_ps(refs.x + j), ry = _mm512_loadu_ps(refs.y + j),
+                 rz = _mm512_loadu_ps(refs.z + j);
+    const __m512 value = _mm512_fmadd_ps(oz, rz, _mm512_fmadd_ps(oy, ry, _mm512_mul_ps(ox, rx)));
+    const __mmask16 hits = _mm512_cmp_ps_mask(value, limit, _CMP_GE_OQ);
+    if (hits) limit = take_hits(found, value, j, hits);
+  }
+  found.window_from = from, found.window_to = to;
 }
 
 __attribute__((target("avx512f"))) void scan_avx512(const centred_references_f32& refs,
@@ -393,11 +456,20 @@ double fma_rate_one_thread() {
 }
 
 void scan_sphere_f32(const centred_references_f32& references, const float (*observations)[3],
-                     int count, int k, bool* too_many, candidate_visit visit, void* context) {
+                     int count, int k, bool* too_many, candidate_visit visit, void* context,
+                     const std::int64_t* windows, int window) {
   candidates found[4];
+  using window_scan = void (*)(const centred_references_f32&, const float*, candidates&,
+                               std::int64_t, std::int64_t);
+  window_scan scan_window = window_portable;
+  const auto start = [&](candidates& c, int i, const float* o) {
+    c.start(k, references.margin);
+    if (windows) scan_window(references, o, c, windows[i], windows[i] + window);
+  };
   int first = 0;
 #ifdef KERNWERK_HOST_AVX2
   const int simd = std::min(widest_simd(), simd_limit.load());
+  if (simd > 0) scan_window = simd == 2 ? window_avx512 : window_avx2;
   if (simd > 0) {
     const auto scan = simd == 2 ? scan_avx512 : scan_avx2;
     for (; first < count; first += together) {
@@ -406,7 +478,7 @@ void scan_sphere_f32(const centred_references_f32& references, const float (*obs
       for (int p = 0; p < together; ++p) {
         const float* from = observations[first + (p < here ? p : 0)];
         o[p][0] = from[0], o[p][1] = from[1], o[p][2] = from[2];
-        found[p].start(k, references.margin);
+        start(found[p], first + (p < here ? p : 0), o[p]);
       }
       scan(references, o, found);
       for (int p = 0; p < here; ++p) found[p].report(first + p, too_many, visit, context);
@@ -414,7 +486,7 @@ void scan_sphere_f32(const centred_references_f32& references, const float (*obs
   }
 #endif
   for (; first < count; ++first) {
-    found[0].start(k, references.margin);
+    start(found[0], first, observations[first]);
     scan_portable(references, observations[first], found[0]);
     found[0].report(first, too_many, visit, context);
   }

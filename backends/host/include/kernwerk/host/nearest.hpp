@@ -9,14 +9,17 @@
 // generic float64 scan over every reference. The result equals the generic path's, bit for bit.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 #include <limits>
 #include <optional>
 #include <type_traits>
 
 #include "kernwerk/host/sphere_scan.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"  // morton_frame
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/nearest/tuned.hpp"
@@ -27,18 +30,43 @@ namespace kernwerk::host_impl {
 
 constexpr int block = 64;  // observations per scan call
 
+// Whether scans start in windows (kernwerk_bench_nearest --host-windows 0 turns them off).
+struct window_policy {
+  static inline bool enabled = true;
+};
+
+// The references in Morton order in the cube around the sphere: an observation's scan starts
+// with the references around its own code (host::scan_sphere_f32's windows).
+struct curve_order {
+  impl::morton_frame frame{{-1.0, -1.0, -1.0}, double(1 << 21) / 2.0, 21};
+  std::vector<std::uint64_t> codes;     // ascending
+  std::vector<std::int32_t> reference;  // the reference at each place
+  std::int64_t padded = 0;
+  int window = 0;
+
+  // The first reference of the window around unit vector (x, y, z).
+  std::int64_t window_start(double x, double y, double z) const {
+    const std::int64_t place =
+        std::lower_bound(codes.begin(), codes.end(), frame.code(x, y, z)) - codes.begin();
+    return std::clamp<std::int64_t>((place - window / 2) / 16 * 16, 0, padded - window);
+  }
+};
+
 // The centred float32 columns d = v - c (NaN padding past the references, which no comparison
 // passes) and the spread, a bound on every |d|.
+// Place j holds reference order[j] (j without an order).
 template <class Prepared>
 struct centred_columns {
   Prepared prepared;
   double cx, cy, cz;
   float *x, *y, *z;
   std::int64_t count;
+  const std::int32_t* order;
   KOKKOS_FUNCTION void operator()(const std::int64_t j, float& spread) const {
     if (j < count) {
-      const double dx = prepared(j, impl::column_x) - cx, dy = prepared(j, impl::column_y) - cy,
-                   dz = prepared(j, impl::column_z) - cz;
+      const std::int64_t r = order ? order[j] : j;
+      const double dx = prepared(r, impl::column_x) - cx, dy = prepared(r, impl::column_y) - cy,
+                   dz = prepared(r, impl::column_z) - cz;
       x[j] = static_cast<float>(dx), y[j] = static_cast<float>(dy), z[j] = static_cast<float>(dz);
       spread = std::fmax(spread, static_cast<float>(std::sqrt(dx * dx + dy * dy + dz * dz) *
                                                       (1.0 + 1e-6)));
@@ -55,16 +83,19 @@ struct decided_rows {
   const Metric& metric;
   std::int64_t first;  // the block's first observation
   int k;
+  const std::int32_t* order;  // the reference at each place the scan lists, or none
   typename Metric::point o[block];
   std::optional<impl::neighbour_list<Capacity>> list[block];
 
-  static void visit(void* context, int p, const std::int32_t* references, int count) {
+  static void visit(void* context, int p, const std::int32_t* places, int count) {
     auto& rows = *static_cast<decided_rows*>(context);
     rows.o[p] = rows.metric.observation(rows.first + p);
     auto& list = rows.list[p].emplace(rows.k, Metric::margin);
     const impl::key_evaluator<Metric> keys{rows.metric, rows.o[p]};
-    for (int e = 0; e < count; ++e)
-      impl::consider(keys, rows.metric.chord(rows.o[p], references[e]), references[e], list);
+    for (int e = 0; e < count; ++e) {
+      const std::int64_t j = rows.order ? rows.order[places[e]] : places[e];
+      impl::consider(keys, rows.metric.chord(rows.o[p], j), j, list);
+    }
   }
 };
 
@@ -75,19 +106,24 @@ struct scan_blocks {
   host::centred_references_f32 references;
   std::int64_t observation_count;
   int k;
+  const curve_order* curve;  // or none: every scan from afar
 
   void operator()(const std::int64_t b) const {
     const std::int64_t first = b * block;
     const int count = int(std::min<std::int64_t>(block, observation_count - first));
     float units[block][3];
+    std::int64_t windows[block];
     for (int p = 0; p < count; ++p) {
       const auto o = metric.observation(first + p);
       units[p][0] = float(o.x), units[p][1] = float(o.y), units[p][2] = float(o.z);
+      if (curve) windows[p] = curve->window_start(o.x, o.y, o.z);
     }
     bool too_many[block];
-    decided_rows<Metric, Capacity> rows{metric, first, k, {}, {}};
+    decided_rows<Metric, Capacity> rows{metric, first, k, curve ? curve->reference.data() : nullptr,
+                                        {}, {}};
     host::scan_sphere_f32(references, units, count, k, too_many,
-                          decided_rows<Metric, Capacity>::visit, &rows);
+                          decided_rows<Metric, Capacity>::visit, &rows, curve ? windows : nullptr,
+                          curve ? curve->window : 0);
     for (int p = 0; p < count; ++p) {
       const std::int64_t i = first + p;
       if (too_many[p])
@@ -127,10 +163,29 @@ struct nearest_host_tuned {
     for (std::int64_t j = 0; j < m; ++j)
       for (int d = 0; d < 3; ++d) c[d] += prepared(j, impl::column_x + d);
     for (double& value : c) value /= double(m);
+    // Where the scans from afar would pass many limits (k > 1; at k = 1 about ln m, which the
+    // order would not repay), the references go along the curve.
+    std::optional<curve_order> curve;
+    if (window_policy::enabled && k > 1 && n * k >= m) {
+      curve.emplace();
+      curve->padded = padded;
+      curve->window = int(std::min<std::int64_t>(host::window_for(k), padded));
+      std::vector<std::pair<std::uint64_t, std::int32_t>> coded(m);
+      for (std::int64_t j = 0; j < m; ++j)
+        coded[j] = {curve->frame.code(prepared(j, impl::column_x), prepared(j, impl::column_y),
+                                      prepared(j, impl::column_z)),
+                    std::int32_t(j)};
+      std::sort(coded.begin(), coded.end());
+      curve->codes.resize(m);
+      curve->reference.resize(m);
+      for (std::int64_t j = 0; j < m; ++j)
+        curve->codes[j] = coded[j].first, curve->reference[j] = coded[j].second;
+    }
     float spread = 0.0f;
     Kokkos::parallel_reduce("kernwerk::nearest::host_centred", policy(space, 0, padded),
                             centred_columns<std::remove_const_t<decltype(prepared)>>{
-                                prepared, c[0], c[1], c[2], x, y, z, m},
+                                prepared, c[0], c[1], c[2], x, y, z, m,
+                                curve ? curve->reference.data() : nullptr},
                             Kokkos::Max<float>(spread));
     const host::centred_references_f32 centred{x, y, z, m, impl::centred_value_margin(spread)};
     using metric = impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
@@ -138,7 +193,8 @@ struct nearest_host_tuned {
       Kokkos::parallel_for(
           "kernwerk::nearest::host_tuned", policy(space, 0, (n + block - 1) / block),
           scan_blocks<metric, decltype(capacity)::value, Output>{
-              metric{observations, prepared, scale, radius}, output, centred, n, k});
+              metric{observations, prepared, scale, radius}, output, centred, n, k,
+              curve ? &*curve : nullptr});
     });
     space.fence();  // before the workspace is released
   }

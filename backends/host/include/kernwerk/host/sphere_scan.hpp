@@ -30,8 +30,17 @@ using candidate_visit = void (*)(void* context, int observation, const std::int3
 // among them. Where more than 2 k + 32 references are that near (a cluster tighter than the
 // margin resolves, seen from afar; a point repeated many times), too_many[p] is set instead and
 // visit is not called for p.
+// windows: where the references are in an order that keeps neighbours near one another (along
+// a curve), the first of `window` references (a multiple of 16) around each observation's place
+// in that order, or nullptr. Each observation's scan starts there: the k-th best value of its
+// neighbours is a limit that few references pass afterwards, where a scan from afar passes
+// about k ln(m / k) of them, one branch and one insertion each.
 void scan_sphere_f32(const centred_references_f32& references, const float (*observations)[3],
-                     int count, int k, bool* too_many, candidate_visit visit, void* context);
+                     int count, int k, bool* too_many, candidate_visit visit, void* context,
+                     const std::int64_t* windows = nullptr, int window = 0);
+
+// The window's length for k: about four times k, 32 to 128 references.
+constexpr int window_for(int k) { return k <= 8 ? 32 : k <= 16 ? 64 : 128; }
 
 // The vector instruction sets the scan can use: 0 portable, 1 AVX2 + FMA, 2 AVX-512. The scan
 // takes the widest the machine has, or at most `limit_simd_width` (for tests of every path).

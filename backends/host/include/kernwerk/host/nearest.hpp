@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <vector>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -38,17 +37,23 @@ struct window_policy {
 // The references in Morton order in the cube around the sphere: an observation's scan starts
 // with the references around its own code (host::scan_sphere_f32's windows).
 struct curve_order {
-  impl::morton_frame frame{{-1.0, -1.0, -1.0}, double(1 << 21) / 2.0, 21};
-  std::vector<std::uint64_t> codes;     // ascending
-  std::vector<std::int32_t> reference;  // the reference at each place
-  std::int64_t padded = 0;
-  int window = 0;
+  static constexpr impl::morton_frame frame{{-1.0, -1.0, -1.0}, double(1 << 21) / 2.0, 21};
+  const std::uint64_t* codes;      // of each reference
+  const std::int32_t* reference;  // the reference at each place, by code
+  std::int64_t count;
+  std::int64_t padded;
+  int window;
 
-  // The first reference of the window around unit vector (x, y, z).
+  // The first place of the window around unit vector (x, y, z).
   std::int64_t window_start(double x, double y, double z) const {
-    const std::int64_t place =
-        std::lower_bound(codes.begin(), codes.end(), frame.code(x, y, z)) - codes.begin();
-    return std::clamp<std::int64_t>((place - window / 2) / 16 * 16, 0, padded - window);
+    const std::uint64_t code = frame.code(x, y, z);
+    std::int64_t low = 0, high = count;  // the first place whose code is at least the code
+    while (low < high) {
+      const std::int64_t middle = low + (high - low) / 2;
+      if (codes[reference[middle]] < code) low = middle + 1;
+      else high = middle;
+    }
+    return std::clamp<std::int64_t>((low - window / 2) / 16 * 16, 0, padded - window);
   }
 };
 
@@ -119,7 +124,7 @@ struct scan_blocks {
       if (curve) windows[p] = curve->window_start(o.x, o.y, o.z);
     }
     bool too_many[block];
-    decided_rows<Metric, Capacity> rows{metric, first, k, curve ? curve->reference.data() : nullptr,
+    decided_rows<Metric, Capacity> rows{metric, first, k, curve ? curve->reference : nullptr,
                                         {}, {}};
     host::scan_sphere_f32(references, units, count, k, too_many,
                           decided_rows<Metric, Capacity>::visit, &rows, curve ? windows : nullptr,
@@ -151,9 +156,18 @@ struct nearest_host_tuned {
     using policy = impl::index_policy<ExecutionSpace>;
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     const std::int64_t padded = (m + 15) / 16 * 16;  // whole vectors of 8 or 16
+    // Where the scans from afar would pass many limits, the references go along the curve: from
+    // k = 4 (at k = 2 the windows cost some 10 % on references in one cap far from most
+    // observations, and at k = 1 the limits are too few to repay them;
+    // perf/results/issue46-host-windows-epyc-2core.json), and where the observations are enough
+    // to repay the references' sort.
+    const bool along_curve = window_policy::enabled && k >= 4 && n * k >= m;
     using scratch = impl::workspace<memory_space>;
     scratch buffers(impl::sphere_points_bytes<memory_space>(m) +
-                    3 * scratch::template bytes_for<float>(padded));
+                    3 * scratch::template bytes_for<float>(padded) +
+                    (along_curve ? scratch::template bytes_for<std::uint64_t>(m) +
+                                       scratch::template bytes_for<std::int32_t>(m)
+                                 : 0));
     const auto prepared = impl::prepare_sphere_references(space, references, scale, buffers);
     float* x = buffers.template take<float>(padded);
     float* y = buffers.template take<float>(padded);
@@ -163,29 +177,25 @@ struct nearest_host_tuned {
     for (std::int64_t j = 0; j < m; ++j)
       for (int d = 0; d < 3; ++d) c[d] += prepared(j, impl::column_x + d);
     for (double& value : c) value /= double(m);
-    // Where the scans from afar would pass many limits (k > 1; at k = 1 about ln m, which the
-    // order would not repay), the references go along the curve.
     std::optional<curve_order> curve;
-    if (window_policy::enabled && k > 1 && n * k >= m) {
-      curve.emplace();
-      curve->padded = padded;
-      curve->window = int(std::min<std::int64_t>(host::window_for(k), padded));
-      std::vector<std::pair<std::uint64_t, std::int32_t>> coded(m);
-      for (std::int64_t j = 0; j < m; ++j)
-        coded[j] = {curve->frame.code(prepared(j, impl::column_x), prepared(j, impl::column_y),
-                                      prepared(j, impl::column_z)),
-                    std::int32_t(j)};
-      std::sort(coded.begin(), coded.end());
-      curve->codes.resize(m);
-      curve->reference.resize(m);
-      for (std::int64_t j = 0; j < m; ++j)
-        curve->codes[j] = coded[j].first, curve->reference[j] = coded[j].second;
+    if (along_curve) {
+      std::uint64_t* codes = buffers.template take<std::uint64_t>(m);
+      std::int32_t* reference = buffers.template take<std::int32_t>(m);
+      for (std::int64_t j = 0; j < m; ++j) {
+        codes[j] = curve_order::frame.code(prepared(j, impl::column_x), prepared(j, impl::column_y),
+                                           prepared(j, impl::column_z));
+        reference[j] = std::int32_t(j);
+      }
+      std::sort(reference, reference + m,
+                [&](std::int32_t a, std::int32_t b) { return codes[a] < codes[b]; });
+      curve = curve_order{codes, reference, m, padded,
+                          int(std::min<std::int64_t>(host::window_for(k), padded))};
     }
     float spread = 0.0f;
     Kokkos::parallel_reduce("kernwerk::nearest::host_centred", policy(space, 0, padded),
                             centred_columns<std::remove_const_t<decltype(prepared)>>{
                                 prepared, c[0], c[1], c[2], x, y, z, m,
-                                curve ? curve->reference.data() : nullptr},
+                                curve ? curve->reference : nullptr},
                             Kokkos::Max<float>(spread));
     const host::centred_references_f32 centred{x, y, z, m, impl::centred_value_margin(spread)};
     using metric = impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;

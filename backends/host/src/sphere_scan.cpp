@@ -44,7 +44,7 @@ struct candidates {
   float margin = 0.0f;
   float limit = no_limit;
   float lost = no_limit;  // the largest value dropped for want of room
-  std::int64_t window_from = 0, window_to = 0;  // the references seed() took
+  std::int64_t window_from = 0, window_to = 0;  // the window's references, scanned first
   alignas(64) float top[most_neighbours];  // the k largest values taken, largest first
   alignas(64) float value[room];
   alignas(64) std::int32_t index[room];
@@ -60,7 +60,7 @@ struct candidates {
     std::fill(top, top + most_neighbours, no_limit);
   }
 
-  // Whether the references from j on (whole vectors of 8 or 16) were taken in the window.
+  // Whether the references from j on (whole vectors of 8 or 16) were scanned in the window.
   bool seeded(std::int64_t j) const { return j >= window_from && j < window_to; }
 
   // What a reference's value must reach to be taken.
@@ -469,8 +469,8 @@ void scan_sphere_f32(const centred_references_f32& references, const float (*obs
   int first = 0;
 #ifdef KERNWERK_HOST_AVX2
   const int simd = std::min(widest_simd(), simd_limit.load());
-  if (simd > 0) scan_window = simd == 2 ? window_avx512 : window_avx2;
   if (simd > 0) {
+    scan_window = simd == 2 ? window_avx512 : window_avx2;
     const auto scan = simd == 2 ? scan_avx512 : scan_avx2;
     for (; first < count; first += together) {
       const int here = std::min(together, count - first);

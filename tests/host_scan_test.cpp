@@ -106,21 +106,19 @@ TEST_CASE("nearest: the host scan lists the k best references and few others") {
     units[i] = {float(u[0]), float(u[1]), float(u[2])};
   }
   for (int k : {1, 3, 8, 16, 17, 32}) {
+    const int window = host::window_for(k);
+    std::vector<std::int64_t> windows(n);
+    const auto below = [&](std::int32_t j, double z) { return unit_vector(references, j)[2] < z; };
+    for (std::size_t i = 0; i < n; ++i) {  // around the observation's place in z, inside the set
+      const std::int64_t place =
+          std::lower_bound(by_z.begin(), by_z.end(), unit_vector(observations, i)[2], below) -
+          by_z.begin();
+      windows[i] = std::clamp<std::int64_t>((place - window / 2) / 16 * 16, 0,
+                                            std::int64_t(padded) - window);
+    }
     for (bool windowed : {false, true}) {
       CAPTURE(k);
       CAPTURE(windowed);
-      const int window = host::window_for(k);
-      std::vector<std::int64_t> windows(n);
-      const auto below = [&](std::int32_t j, double z) {
-        return unit_vector(references, j)[2] < z;
-      };
-      for (std::size_t i = 0; i < n; ++i) {  // around the observation's place in z, inside the set
-        const std::int64_t place =
-            std::lower_bound(by_z.begin(), by_z.end(), unit_vector(observations, i)[2], below) -
-            by_z.begin();
-        windows[i] = std::clamp<std::int64_t>((place - window / 2) / 16 * 16, 0,
-                                              std::int64_t(padded) - window);
-      }
       for (int width = 0; width <= host::widest_simd(); ++width) {
         CAPTURE(width);
         host::limit_simd_width(width);

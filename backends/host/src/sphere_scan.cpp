@@ -145,7 +145,7 @@ inline std::int64_t middle_out(std::int64_t s, std::int64_t vectors) {
 }
 
 // The window from `from` to `to` (whole vectors of 16) scanned before the rest, which then
-// passes it by.
+// passes it by (scan_sphere_f32 marks it so, once each path's window scan is done).
 void window_portable(const centred_references_f32& refs, const float* o, candidates& found,
                      std::int64_t from, std::int64_t to) {
   constexpr int lanes = widest_lanes;
@@ -155,7 +155,6 @@ void window_portable(const centred_references_f32& refs, const float* o, candida
       const float v = centred_value(o[0], o[1], o[2], refs.x[j], refs.y[j], refs.z[j]);
       if (v >= found.threshold()) found.add(v, j);
     }
-  found.window_from = from, found.window_to = to;
 }
 
 // The portable scan goes over the same blocks of 16 as the widest vector path, with a loop a
@@ -248,7 +247,6 @@ __attribute__((target("avx2,fma"))) void window_avx2(const centred_references_f3
     const int hits = _mm256_movemask_ps(_mm256_cmp_ps(value, limit, _CMP_GE_OQ));
     if (hits) limit = take_hits(found, value, j, hits);
   }
-  found.window_from = from, found.window_to = to;
 }
 
 // Scans `together` observations at once over the padded references, 8 a step; a step whose
@@ -354,7 +352,6 @@ __attribute__((target("avx512f"))) void window_avx512(const centred_references_f
     const __mmask16 hits = _mm512_cmp_ps_mask(value, limit, _CMP_GE_OQ);
     if (hits) limit = take_hits(found, value, j, hits);
   }
-  found.window_from = from, found.window_to = to;
 }
 
 __attribute__((target("avx512f"))) void scan_avx512(const centred_references_f32& refs,
@@ -464,7 +461,9 @@ void scan_sphere_f32(const centred_references_f32& references, const float (*obs
   window_scan scan_window = window_portable;
   const auto start = [&](candidates& c, int i, const float* o) {
     c.start(k, references.margin);
-    if (windows) scan_window(references, o, c, windows[i], windows[i] + window);
+    if (!windows) return;
+    scan_window(references, o, c, windows[i], windows[i] + window);
+    c.window_from = windows[i], c.window_to = windows[i] + window;  // the rest passes it by
   };
   int first = 0;
 #ifdef KERNWERK_HOST_AVX2

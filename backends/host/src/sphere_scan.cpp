@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <utility>
 
@@ -23,6 +22,7 @@ namespace {
 
 constexpr int widest_lanes = 16;
 constexpr float no_limit = -1.0e30f;  // below every value (|u.d| <= 2)
+constexpr float given_up = 1.0e30f;   // above every value: a given-up scan takes nothing more
 
 inline float centred_value(float x, float y, float z, float dx, float dy, float dz) {
   return std::fma(z, dz, std::fma(y, dy, x * dx));  // the order of the vector paths
@@ -32,9 +32,10 @@ inline float centred_value(float x, float y, float z, float dx, float dy, float 
 // reference whose value is at least the limit, the k-th largest value seen less the margin (the
 // k largest kept in order in `top`, which the vector paths update with vector instructions: no
 // loop, no branch per slot). Entries the limit has passed are dropped when the buffer fills.
-// Where more references than it holds come within the margin (a cluster float32 cannot resolve,
-// seen from afar), the smallest values are dropped and only larger ones taken from then on;
-// should the limit end below a dropped value, the list is incomplete: too_many.
+// Where more than 2 k + 32 references come within the margin (a cluster tighter than float32
+// resolves), the observation is given up: its scan takes nothing more, and it is reported
+// too_many (the float64 rule over an index settles it; going on cost a buffer's sort each time
+// it filled, for a list that mostly ended incomplete: perf/results/issue46-unsettled-*).
 struct candidates {
   // 2 k + 4 vectors, the size at which the buffer is tightened, and a vector more.
   static constexpr int room = 2 * most_neighbours + 5 * widest_lanes;
@@ -43,7 +44,7 @@ struct candidates {
   int size = 0;
   float margin = 0.0f;
   float limit = no_limit;
-  float lost = no_limit;  // the largest value dropped for want of room
+  bool crowded = false;  // given up
   std::int64_t window_from = 0, window_to = 0;  // the window's references, scanned first
   alignas(64) float top[most_neighbours];  // the k largest values taken, largest first
   alignas(64) float value[room];
@@ -55,7 +56,7 @@ struct candidates {
     size = 0;
     margin = value_margin;
     limit = no_limit;
-    lost = no_limit;
+    crowded = false;
     window_from = window_to = 0;
     std::fill(top, top + most_neighbours, no_limit);
   }
@@ -64,7 +65,7 @@ struct candidates {
   bool seeded(std::int64_t j) const { return j >= window_from && j < window_to; }
 
   // What a reference's value must reach to be taken.
-  float threshold() const { return std::max(limit, lost); }
+  float threshold() const { return crowded ? given_up : limit; }
 
   // Whether value v enters the k largest.
   bool ranks(float v) const { return v > top[k - 1]; }
@@ -98,21 +99,14 @@ struct candidates {
     size = kept;
   }
 
-  // Drops the values the limit has passed; then, past 2 k + 32 entries (full less two vectors),
-  // the smallest values.
+  // Drops the values the limit has passed; past 2 k + 32 entries (full less two vectors), gives
+  // up.
   void tighten() {
     keep_from(threshold());
-    const int most = full - 2 * widest_lanes;
-    if (size > most) {  // the (most + 1)-th largest value and every smaller one go
-      float order[room];
-      std::copy(value, value + size, order);
-      std::nth_element(order, order + most, order + size, std::greater<float>());
-      lost = order[most];
-      keep_from(std::nextafter(lost, 1.0e30f));
-    }
+    if (size > full - 2 * widest_lanes) crowded = true, size = 0;
   }
 
-  bool complete() const { return lost < limit; }
+  bool complete() const { return !crowded; }
 
   // Observation i's candidates, in no particular order; or too_many[i].
   void report(int i, bool* too_many, candidate_visit visit, void* context) {
@@ -334,7 +328,7 @@ __attribute__((target("avx512f"))) inline __m512 take_hits(candidates& found, __
   _mm512_store_ps(found.top, first);
   const __m512 limit = _mm512_sub_ps(kth, _mm512_set1_ps(found.margin));  // update_limit's
   found.limit = _mm512_cvtss_f32(limit);
-  return _mm512_max_ps(limit, _mm512_set1_ps(found.lost));
+  return found.crowded ? _mm512_set1_ps(given_up) : limit;
 }
 
 __attribute__((target("avx512f"))) void window_avx512(const centred_references_f32& refs,

@@ -5,8 +5,10 @@
 // references within the float32 margin of its k-th best value; the generic rule
 // (kernwerk/impl/nearest/brute_force.hpp: float64 chords, then haversine keys, equal keys by index)
 // picks the k nearest among them. Where that short list grows too long (a cluster tighter than
-// float32 resolves, seen from afar; a point repeated many times) the observation takes the
-// generic float64 scan over every reference. The result equals the generic path's, bit for bit.
+// float32 resolves; a point repeated many times) the observation is left unsettled, and the
+// unsettled ones go afterwards to an index of the references built for them (or, where they are
+// few, to the generic float64 scan over every reference). The result equals the generic path's,
+// bit for bit.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -18,11 +20,13 @@
 
 #include "kernwerk/host/sphere_scan.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"  // morton_frame
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
 #include "kernwerk/impl/nearest/tuned.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::host_impl {
@@ -112,6 +116,7 @@ struct scan_blocks {
   std::int64_t observation_count;
   int k;
   const curve_order* curve;  // or none: every scan from afar
+  std::uint64_t* unsettled;  // per block, the observations whose short list grew too long
 
   void operator()(const std::int64_t b) const {
     const std::int64_t first = b * block;
@@ -129,16 +134,52 @@ struct scan_blocks {
     host::scan_sphere_f32(references, units, count, k, too_many,
                           decided_rows<Metric, Capacity>::visit, &rows, curve ? windows : nullptr,
                           curve ? curve->window : 0);
+    std::uint64_t left = 0;
     for (int p = 0; p < count; ++p) {
-      const std::int64_t i = first + p;
-      if (too_many[p])
-        impl::brute_force<Metric, Capacity, Output, impl::list_memory<Capacity, Kokkos::HostSpace>>{
-            metric, output, references.count, k, {}, 0}(i);
-      else
-        impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, i, *rows.list[p]);
+      if (too_many[p]) left |= std::uint64_t(1) << p;
+      else impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, first + p, *rows.list[p]);
     }
+    unsettled[b] = left;
   }
 };
+
+// The unsettled observations' searches: from `index_from` of them, an index of the references,
+// whose build costs about as much as that many float64 scans over them (which serve fewer).
+constexpr std::int64_t index_from = 32;
+struct listed_purpose;
+
+template <class ExecutionSpace, class Metric, class Observations, class References, class Output>
+void settle(const ExecutionSpace& space, const Metric& metric, const Observations& observations,
+            const References& references, const Output& output, int k, double scale,
+            double radius, const std::uint64_t* unsettled, std::int64_t blocks) {
+  std::int64_t count = 0;
+  for (std::int64_t b = 0; b < blocks; ++b) count += __builtin_popcountll(unsettled[b]);
+  if (count == 0) return;
+  using memory_space = typename ExecutionSpace::memory_space;
+  impl::workspace<memory_space, listed_purpose> memory(
+      impl::workspace<memory_space>::template bytes_for<std::int64_t>(count));
+  const Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged> listed(
+      memory.template take<std::int64_t>(count), count);
+  for (std::int64_t b = 0, t = 0; b < blocks; ++b)
+    for (std::uint64_t left = unsettled[b]; left; left &= left - 1)
+      listed(t++) = b * block + __builtin_ctzll(left);
+  if (count >= index_from) {
+    const impl::scoped_index<ExecutionSpace> index(
+        space, references, impl::index_metric{metric_kind::haversine, scale, radius});
+    impl::query_listed(space, observations, index.core(), output, k, listed);
+  } else {
+    const std::int64_t m = references.extent(0);
+    impl::with_capacity(k, [&](auto capacity) {
+      constexpr int Capacity = decltype(capacity)::value;
+      using scan = impl::brute_force<Metric, Capacity, Output, impl::list_memory<Capacity, memory_space>>;
+      const scan generic{metric, output, m, k, {}, 0};
+      Kokkos::parallel_for("kernwerk::nearest::host_unsettled",
+                           impl::index_policy<ExecutionSpace>(space, 0, count),
+                           KOKKOS_LAMBDA(const std::int64_t t) { generic(listed(t)); });
+    });
+  }
+  space.fence();  // before the list and the index go
+}
 
 template <class ExecutionSpace>
 struct nearest_host_tuned {
@@ -163,8 +204,10 @@ struct nearest_host_tuned {
     // to repay the references' sort.
     const bool along_curve = window_policy::enabled && k >= 4 && n * k >= m;
     using scratch = impl::workspace<memory_space>;
+    const std::int64_t blocks = (n + block - 1) / block;
     scratch buffers(impl::sphere_points_bytes<memory_space>(m) +
                     3 * scratch::template bytes_for<float>(padded) +
+                    scratch::template bytes_for<std::uint64_t>(blocks) +
                     (along_curve ? scratch::template bytes_for<std::uint64_t>(m) +
                                        scratch::template bytes_for<std::int32_t>(m)
                                  : 0));
@@ -172,6 +215,7 @@ struct nearest_host_tuned {
     float* x = buffers.template take<float>(padded);
     float* y = buffers.template take<float>(padded);
     float* z = buffers.template take<float>(padded);
+    std::uint64_t* unsettled = buffers.template take<std::uint64_t>(blocks);
     space.fence();
     double c[3] = {0.0, 0.0, 0.0};  // the mean, in a fixed order (the same scan every call)
     for (std::int64_t j = 0; j < m; ++j)
@@ -199,14 +243,15 @@ struct nearest_host_tuned {
                             Kokkos::Max<float>(spread));
     const host::centred_references_f32 centred{x, y, z, m, impl::centred_value_margin(spread)};
     using metric = impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
+    const metric distances{observations, prepared, scale, radius};
     impl::with_capacity(k, [&](auto capacity) {
-      Kokkos::parallel_for(
-          "kernwerk::nearest::host_tuned", policy(space, 0, (n + block - 1) / block),
-          scan_blocks<metric, decltype(capacity)::value, Output>{
-              metric{observations, prepared, scale, radius}, output, centred, n, k,
-              curve ? &*curve : nullptr});
+      Kokkos::parallel_for("kernwerk::nearest::host_tuned", policy(space, 0, blocks),
+                           scan_blocks<metric, decltype(capacity)::value, Output>{
+                               distances, output, centred, n, k, curve ? &*curve : nullptr,
+                               unsettled});
     });
-    space.fence();  // before the workspace is released
+    space.fence();
+    settle(space, distances, observations, references, output, k, scale, radius, unsettled, blocks);
   }
 };
 

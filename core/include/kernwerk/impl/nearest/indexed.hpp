@@ -331,6 +331,28 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
             std::int64_t(observations.extent(0)), bvh, output, k, tuning, scratch);
 }
 
+// The k nearest points (k <= 32) of a sphere index without a grid to the observations whose
+// rows `listed` holds, written to those rows of the output: the searches a tuned brute force's
+// float32 scan cannot settle (a cluster tighter than its margin resolves), in the brute
+// force's own order, ties included.
+template <class ExecutionSpace, class Observations, class Output, class Listed>
+void query_listed(const ExecutionSpace& space, const Observations& observations,
+                  const index_core<typename ExecutionSpace::memory_space>& index,
+                  const Output& output, int k, const Listed& listed) {
+  using bvh_type = point_bvh<typename ExecutionSpace::memory_space>;
+  using metric_type = sphere_bvh_metric<Observations, bvh_type>;
+  const metric_type metric{{observations, ranked_points<bvh_type>{index.bvh}, index.metric.scale,
+                            index.metric.sphere_radius}};
+  with_capacity(k, [&](auto capacity) {
+    constexpr int Capacity = decltype(capacity)::value;
+    using lists = list_memory<Capacity, typename ExecutionSpace::memory_space>;
+    Kokkos::parallel_for("kernwerk::nearest::listed_in_index",
+                         index_policy<ExecutionSpace>(space, 0, std::int64_t(listed.extent(0))),
+                         bvh_query<metric_type, bvh_type, Capacity, Output, Listed, lists>{
+                             metric, index.bvh, output, k, listed, lists{}, 0});
+  });
+}
+
 // The k nearest points of an index to every observation (rows of the index's coordinates, in
 // the execution space's memory), with scratch from `scratch` (nearest_bvh_query_bytes).
 template <class ExecutionSpace, class Observations, class Output, class Scratch>

@@ -23,8 +23,10 @@
 //    repeated many times, a ring seen from its axis) are decided by a second scan over them
 //    only, its threshold fixed at their best value less the margin, which offers every
 //    reference above it to the float64 rule. A grid sized for the device shares those
-//    observations and the references out among its blocks by the count it reads on the device:
-//    a few of them take little time, many fill the GPU, and the host never waits for the count.
+//    observations and the references out among its blocks by the count it reads on the device.
+//    The host waits once for the count: where the pass would cost more than an index of the
+//    references (many such observations: a set of tight clusters), they go to the index
+//    instead (settle).
 // 4. For k = 2 to 32, two scans instead. The first keeps each observation's k largest values in
 //    registers, in order (a value past the k-th takes its place in the list), and leaves the
 //    k-th (over every reference, or a stride of them: scan_policy). Each of the k nearest has a
@@ -32,6 +34,7 @@
 //    all come first), and so of any lower value, so the second scan notes the references at or
 //    above the first's value less the margin, and only those go to the generic brute force's
 //    float64 rule (impl::neighbour_list), which keeps the k nearest in the generic path's order.
+//    An observation with more than 2 k + 32 of them goes to an index of the references.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -44,7 +47,9 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
+#include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
+#include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::gpu_impl {
@@ -506,11 +511,16 @@ __global__ void __launch_bounds__(scan_block)
 // (k, and near ties), so the scan only notes them (a group of `group` values at a time, its
 // largest against the limit), and the rule runs on the notes afterwards, all lanes of a warp at
 // once; a branch into the rule at each reference cost the warp the rule once per lane's hit.
+// An observation with more than 2 k + 32 of them (a cluster tighter than the margin resolves,
+// a point repeated many times) is given up and listed in `unsettled`, for an index of the
+// references: the rule on each of a cluster's references took every GPU path 20 times the
+// uniform set's time (perf/results/layouts-24x14-cuda-h200-kokkos4.6.json, clusters).
 template <int Capacity, class Metric, class Output>
 __global__ void __launch_bounds__(scan_block)
     nearest_k_scan(Metric metric, const float4* __restrict__ centred, int reference_count,
                    int observation_count, int k, const unsigned* __restrict__ spread_bits,
-                   const float* __restrict__ kth, Output output) {
+                   const float* __restrict__ kth, Output output, int* unsettled_count,
+                   int* unsettled) {
   constexpr int group = 8;
   constexpr int room = Capacity + 4 * group;  // notes held before they go to the rule
   __shared__ float4 cached[tile];
@@ -519,7 +529,8 @@ __global__ void __launch_bounds__(scan_block)
   const bool active = i < observation_count;
   const auto o = active ? metric.observation(i) : sphere_point{};
   const float ox = float(o.x), oy = float(o.y), oz = float(o.z);  // as in scan 1
-  const float limit = active ? kth[i] - margin : no_threshold;
+  float limit = active ? kth[i] - margin : no_threshold;
+  int most = 2 * k + 32;  // notes before it gives up
   const impl::key_evaluator<Metric> keys{metric, o};
   impl::neighbour_list<Capacity> list(k, Metric::margin);
   int noted[room];
@@ -540,13 +551,38 @@ __global__ void __launch_bounds__(scan_block)
       if (top >= limit) {
 #pragma unroll
         for (int u = 0; u < group; ++u)
-          if (value[u] >= limit) noted[held++] = t + s + u;
+          if (value[u] >= limit) noted[held++] = t + s + u, --most;
+        if (most < 0) {
+          unsettled[atomicAdd(unsettled_count, 1)] = i;
+          limit = no_threshold, held = 0;
+        }
         if (held > room - group) decide();
       }
     }
   }
+  if (most < 0) return;
   decide();
   if (active) impl::write_list(keys, output, i, list);
+}
+
+// The observations whose scans were given up (`count` of them listed, the count on the device):
+// the float64 rule over an index of the references built for them, after one wait for the
+// count. Where fewer than `from` (and not zero), decide(count) runs instead.
+template <class ExecutionSpace, class Observations, class References, class Output, class Decide>
+void settle(const ExecutionSpace& space, const Observations& observations,
+            const References& references, const Output& output, int k, double scale,
+            double radius, const int* listed, const int* count, std::int64_t from,
+            const Decide& decide) {
+  int unsettled = 0;
+  Kokkos::deep_copy(space, Kokkos::View<int, Kokkos::HostSpace>(&unsettled),
+                    Kokkos::View<const int, typename ExecutionSpace::memory_space>(count));
+  space.fence();
+  if (unsettled == 0) return;
+  if (unsettled < from) return decide();
+  const impl::scoped_index<ExecutionSpace> index(
+      space, references, impl::index_metric{metric_kind::haversine, scale, radius});
+  impl::query_listed(space, observations, index.core(), output, k,
+                     Kokkos::View<const int*, typename ExecutionSpace::memory_space>(listed, unsettled));
 }
 
 // The tuned brute force on a GPU whose runtime (CUDA, HIP) is described by Runtime.
@@ -658,14 +694,19 @@ struct nearest_gpu_tuned {
         metric, int(splits), int(n), spread_bits, split_best, split_index, split_overflow, output,
         undecided_count, undecided_list, undecided_threshold);
     Runtime::check_launch("merge");
-    decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
-        metric, set.centred, int(m), undecided_count, undecided_list, undecided_threshold,
-        split_winner);
-    Runtime::check_launch("decide_splits");
-    decide<<<unsigned(std::min<std::int64_t>((n + 255) / 256, 8 * Runtime::multiprocessors())),
-             256, 0, stream>>>(metric, decide_grid, int(m), undecided_count, undecided_list,
-                               split_winner, output);
-    Runtime::check_launch("decide");
+    // Up to about 2^30 pairs the decision pass costs less than the index's build.
+    settle(space, observations, references, output, 1, scale, radius, undecided_list,
+           undecided_count, std::max<std::int64_t>(1, (std::int64_t(1) << 30) / m), [&] {
+             decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
+                 metric, set.centred, int(m), undecided_count, undecided_list,
+                 undecided_threshold, split_winner);
+             Runtime::check_launch("decide_splits");
+             decide<<<unsigned(std::min<std::int64_t>((n + 255) / 256,
+                                                      8 * Runtime::multiprocessors())),
+                      256, 0, stream>>>(metric, decide_grid, int(m), undecided_count,
+                                        undecided_list, split_winner, output);
+             Runtime::check_launch("decide");
+           });
     space.fence();  // before the workspace goes
   }
 
@@ -676,13 +717,16 @@ struct nearest_gpu_tuned {
                         const Output& output, int k, double scale, double radius) {
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     scratch buffers(centred_set<References>::bytes(m) + scratch::template bytes_for<unsigned>(1) +
-                    scratch::template bytes_for<float>(n));
+                    scratch::template bytes_for<float>(n) + scratch::template bytes_for<int>(n + 1));
     unsigned* spread_bits = buffers.template take<unsigned>(1);
     float* kth = buffers.template take<float>(n);
+    int* unsettled = buffers.template take<int>(n + 1);
+    int* unsettled_count = unsettled + n;
+    const auto stream = Runtime::stream(space);
+    Runtime::clear_async(unsettled_count, sizeof(int), stream);
     const centred_set<References> set(space, references, scale, buffers, spread_bits);
     const impl::sphere_metric<Observations, std::remove_const_t<decltype(set.prepared)>> metric{
         observations, set.prepared, scale, radius};
-    const auto stream = Runtime::stream(space);
     const auto blocks = [&](int per_thread) {
       return unsigned((n + scan_block * per_thread - 1) / (scan_block * per_thread));
     };
@@ -700,13 +744,16 @@ struct nearest_gpu_tuned {
             metric, set.centred, int(m), stride, int(n), k, kth);
       Runtime::check_launch("kth_values");
       nearest_k_scan<Capacity><<<blocks(1), scan_block, 0, stream>>>(
-          metric, set.centred, int(m), int(n), k, spread_bits, kth, output);
+          metric, set.centred, int(m), int(n), k, spread_bits, kth, output, unsettled_count,
+          unsettled);
       Runtime::check_launch("nearest_k_scan");
     };
     if (k <= 8)
       scans(std::integral_constant<int, 8>());
     else
       scans(std::integral_constant<int, 32>());
+    settle(space, observations, references, output, k, scale, radius, unsettled, unsettled_count,
+           1, [] {});
     space.fence();  // before the workspace goes
   }
 };

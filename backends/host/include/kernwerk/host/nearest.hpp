@@ -148,6 +148,14 @@ struct scan_blocks {
 constexpr std::int64_t index_from = 32;
 struct listed_purpose;
 
+// The float64 scan of each listed observation.
+template <class Scan, class Listed>
+struct listed_scans {
+  Scan scan;
+  Listed listed;
+  void operator()(const std::int64_t t) const { scan(listed(t)); }
+};
+
 template <class ExecutionSpace, class Metric, class Observations, class References, class Output>
 void settle(const ExecutionSpace& space, const Metric& metric, const Observations& observations,
             const References& references, const Output& output, int k, double scale,
@@ -172,10 +180,9 @@ void settle(const ExecutionSpace& space, const Metric& metric, const Observation
     impl::with_capacity(k, [&](auto capacity) {
       constexpr int Capacity = decltype(capacity)::value;
       using scan = impl::brute_force<Metric, Capacity, Output, impl::list_memory<Capacity, memory_space>>;
-      const scan generic{metric, output, m, k, {}, 0};
       Kokkos::parallel_for("kernwerk::nearest::host_unsettled",
                            impl::index_policy<ExecutionSpace>(space, 0, count),
-                           KOKKOS_LAMBDA(const std::int64_t t) { generic(listed(t)); });
+                           listed_scans<scan, decltype(listed)>{{metric, output, m, k, {}, 0}, listed});
     });
   }
   space.fence();  // before the list and the index go

@@ -194,6 +194,41 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: near copies of a point around the short list
 }
 TEST_CASE_TEMPLATE_APPLY(repeated, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("nearest: clusters tighter than the float32 margin", Space,
+                          tight_clusters) {
+  // Inside a cluster of radius 1e-5 or 1e-6 rad, float32 values cannot order the references, and
+  // the tuned brute forces give the observations there up to a second stage: a few of them to
+  // the float64 scan, many to an index of the references (host: 32 and more; GPU: k >= 2, or
+  // k = 1 past its threshold). Each set of observations here is one call's.
+  auto references = uniform_sphere(3000, 51);
+  const auto wide = uniform_sphere(600, 52), narrow = uniform_sphere(80, 53);
+  for (std::size_t j = 0; j < wide.count(); ++j)
+    references.add(0.3 + 1e-5 * wide.values[2 * j] / M_PI, 1.0 + 1e-5 * wide.values[2 * j + 1] / M_PI);
+  for (std::size_t j = 0; j < narrow.count(); ++j)
+    references.add(-0.8 + 1e-6 * narrow.values[2 * j] / M_PI, -2.5 + 1e-6 * narrow.values[2 * j + 1] / M_PI);
+  const auto elsewhere = uniform_sphere(100, 54);
+  for (const std::size_t crowded : {std::size_t(10), std::size_t(300)}) {
+    host_points observations;
+    for (std::size_t i = 0; i < crowded; ++i) {
+      const double t = double(i) + 0.5;
+      if (crowded < 32) observations.add(-0.8 + 3e-7 * std::sin(t), -2.5 + 3e-7 * std::cos(2.0 * t));
+      else observations.add(0.3 + 8e-6 * std::sin(t), 1.0 + 8e-6 * std::cos(2.0 * t));
+    }
+    for (std::size_t i = 0; i < elsewhere.count(); ++i) observations.add_copy(elsewhere, i);
+    observations.add_copy(references, 3100);  // on a cluster's reference
+    for (const int k : {1, 4, 32}) {
+      CAPTURE(crowded);
+      CAPTURE(k);
+      for (const auto& v : variants<Space>(metric_kind::haversine, k)) {
+        CAPTURE(v.name);
+        check_all(observations, references, run_nearest<Space>(observations, references, v.options, k),
+                  v.options);
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(tight_clusters, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("nearest: single-point sets", Space, single_points) {
   const auto many = uniform_sphere(500, 8);
   const auto one = uniform_sphere(1, 9);

@@ -35,7 +35,8 @@ inline float centred_value(float x, float y, float z, float dx, float dy, float 
 // Where more than 2 k + 32 references come within the margin (a cluster tighter than float32
 // resolves), the observation is given up: its scan takes nothing more, and it is reported
 // too_many (the float64 rule over an index settles it; going on cost a buffer's sort each time
-// it filled, for a list that mostly ended incomplete: perf/results/issue46-unsettled-*).
+// it filled, for a list that mostly ended incomplete: perf/results/layouts-host-epyc-2core.json,
+// clusters).
 struct candidates {
   // 2 k + 4 vectors, the size at which the buffer is tightened, and a vector more.
   static constexpr int room = 2 * most_neighbours + 5 * widest_lanes;

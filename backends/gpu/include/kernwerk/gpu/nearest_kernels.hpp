@@ -694,9 +694,11 @@ struct nearest_gpu_tuned {
         metric, int(splits), int(n), spread_bits, split_best, split_index, split_overflow, output,
         undecided_count, undecided_list, undecided_threshold);
     Runtime::check_launch("merge");
-    // Up to about 2^30 pairs the decision pass costs less than the index's build.
+    // The decision pass costs about 4 ps a pair of an undecided observation's and the index's
+    // build 0.1 ms and 0.75 ns a reference on an H200: the index from 256 + 2^25 / m of them
+    // (perf/results/unsettled-16x13-cuda-h200-kokkos4.6.json).
     settle(space, observations, references, output, 1, scale, radius, undecided_list,
-           undecided_count, std::max<std::int64_t>(1, (std::int64_t(1) << 30) / m), [&] {
+           undecided_count, 256 + (std::int64_t(1) << 25) / m, [&] {
              decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
                  metric, set.centred, int(m), undecided_count, undecided_list,
                  undecided_threshold, split_winner);

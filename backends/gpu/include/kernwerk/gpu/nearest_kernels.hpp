@@ -696,7 +696,7 @@ struct nearest_gpu_tuned {
     Runtime::check_launch("merge");
     // The decision pass costs about 4 ps a pair of an undecided observation's and the index's
     // build 0.1 ms and 0.75 ns a reference on an H200: the index from 256 + 2^25 / m of them
-    // (perf/results/unsettled-16x13-cuda-h200-kokkos4.6.json).
+    // (perf/results/layouts-clusters-16x13-cuda-h200.json).
     settle(space, observations, references, output, 1, scale, radius, undecided_list,
            undecided_count, 256 + (std::int64_t(1) << 25) / m, [&] {
              decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(

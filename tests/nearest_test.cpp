@@ -198,7 +198,7 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: clusters tighter than the float32 margin", S
                           tight_clusters) {
   // Inside a cluster of radius 1e-5 or 1e-6 rad, float32 values cannot order the references, and
   // the tuned brute forces give the observations there up to a second stage: a few of them to
-  // the float64 scan, many to an index of the references (host: 32 and more; GPU: k >= 2, or
+  // the float64 scan, many to an index of the references (host: 64 and more; GPU: k >= 2, or
   // k = 1 past its threshold). Each set of observations here is one call's.
   auto references = uniform_sphere(3000, 51);
   const auto wide = uniform_sphere(600, 52), narrow = uniform_sphere(80, 53);

@@ -47,7 +47,6 @@
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
-#include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/nearest/indexed.hpp"
 #include "kernwerk/impl/workspace.hpp"
@@ -579,10 +578,9 @@ void settle(const ExecutionSpace& space, const Observations& observations,
   space.fence();
   if (unsettled == 0) return;
   if (unsettled < from) return decide();
-  const impl::scoped_index<ExecutionSpace> index(
-      space, references, impl::index_metric{metric_kind::haversine, scale, radius});
-  impl::query_listed(space, observations, index.core(), output, k,
-                     Kokkos::View<const int*, typename ExecutionSpace::memory_space>(listed, unsettled));
+  using list = Kokkos::View<const int*, typename ExecutionSpace::memory_space>;
+  impl::nearest_listed(space, observations, references, output, k, scale, radius,
+                       list(listed, unsettled));
 }
 
 // The tuned brute force on a GPU whose runtime (CUDA, HIP) is described by Runtime.
@@ -719,7 +717,8 @@ struct nearest_gpu_tuned {
                         const Output& output, int k, double scale, double radius) {
     const std::int64_t n = observations.extent(0), m = references.extent(0);
     scratch buffers(centred_set<References>::bytes(m) + scratch::template bytes_for<unsigned>(1) +
-                    scratch::template bytes_for<float>(n) + scratch::template bytes_for<int>(n + 1));
+                    scratch::template bytes_for<float>(n) +
+                    scratch::template bytes_for<int>(n + 1));
     unsigned* spread_bits = buffers.template take<unsigned>(1);
     float* kth = buffers.template take<float>(n);
     int* unsettled = buffers.template take<int>(n + 1);

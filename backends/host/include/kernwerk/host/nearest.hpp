@@ -20,7 +20,6 @@
 
 #include "kernwerk/host/sphere_scan.hpp"
 #include "kernwerk/impl/geometry/centred_values.hpp"
-#include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"  // morton_frame
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/nearest/checks.hpp"
@@ -137,15 +136,18 @@ struct scan_blocks {
     std::uint64_t left = 0;
     for (int p = 0; p < count; ++p) {
       if (too_many[p]) left |= std::uint64_t(1) << p;
-      else impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, first + p, *rows.list[p]);
+      else
+        impl::write_list(impl::key_evaluator<Metric>{metric, rows.o[p]}, output, first + p,
+                         *rows.list[p]);
     }
     unsettled[b] = left;
   }
 };
 
 // The unsettled observations' searches: from `index_from` of them, an index of the references,
-// whose build costs about as much as that many float64 scans over them (which serve fewer).
-constexpr std::int64_t index_from = 32;
+// whose build costs 20 to 200 float64 scans over them from 2^13 to 2^20 references
+// (kernwerk_bench_nearest --variants build,generic on the 2-core host, loaded).
+constexpr std::int64_t index_from = 64;
 struct listed_purpose;
 
 // The float64 scan of each listed observation.
@@ -172,17 +174,16 @@ void settle(const ExecutionSpace& space, const Metric& metric, const Observation
     for (std::uint64_t left = unsettled[b]; left; left &= left - 1)
       listed(t++) = b * block + __builtin_ctzll(left);
   if (count >= index_from) {
-    const impl::scoped_index<ExecutionSpace> index(
-        space, references, impl::index_metric{metric_kind::haversine, scale, radius});
-    impl::query_listed(space, observations, index.core(), output, k, listed);
+    impl::nearest_listed(space, observations, references, output, k, scale, radius, listed);
   } else {
     const std::int64_t m = references.extent(0);
     impl::with_capacity(k, [&](auto capacity) {
       constexpr int Capacity = decltype(capacity)::value;
-      using scan = impl::brute_force<Metric, Capacity, Output, impl::list_memory<Capacity, memory_space>>;
-      Kokkos::parallel_for("kernwerk::nearest::host_unsettled",
-                           impl::index_policy<ExecutionSpace>(space, 0, count),
-                           listed_scans<scan, decltype(listed)>{{metric, output, m, k, {}, 0}, listed});
+      using lists = impl::list_memory<Capacity, memory_space>;
+      using scan = impl::brute_force<Metric, Capacity, Output, lists>;
+      Kokkos::parallel_for(
+          "kernwerk::nearest::host_unsettled", impl::index_policy<ExecutionSpace>(space, 0, count),
+          listed_scans<scan, decltype(listed)>{{metric, output, m, k, {}, 0}, listed});
     });
   }
   space.fence();  // before the list and the index go
@@ -258,7 +259,8 @@ struct nearest_host_tuned {
                                unsettled});
     });
     space.fence();
-    settle(space, distances, observations, references, output, k, scale, radius, unsettled, blocks);
+    settle(space, distances, observations, references, output, k, scale, radius, unsettled,
+           blocks);
   }
 };
 

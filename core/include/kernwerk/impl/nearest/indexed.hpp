@@ -331,26 +331,29 @@ void query_sphere_bvh(const ExecutionSpace& space, const Observations& observati
             std::int64_t(observations.extent(0)), bvh, output, k, tuning, scratch);
 }
 
-// The k nearest points (k <= 32) of a sphere index without a grid to the observations whose
-// rows `listed` holds, written to those rows of the output: the searches a tuned brute force's
-// float32 scan cannot settle (a cluster tighter than its margin resolves), in the brute
-// force's own order, ties included.
-template <class ExecutionSpace, class Observations, class Output, class Listed>
-void query_listed(const ExecutionSpace& space, const Observations& observations,
-                  const index_core<typename ExecutionSpace::memory_space>& index,
-                  const Output& output, int k, const Listed& listed) {
+// The one-shot indexed call (haversine, k <= 32) for the observations whose rows `listed`
+// holds, written to those rows of the output: the searches a tuned brute force's float32 scan
+// cannot settle (a cluster tighter than its margin resolves), in the brute force's own order,
+// ties included. The index goes without the grid, whose first stage would rarely settle them.
+template <class ExecutionSpace, class Observations, class References, class Output, class Listed>
+void nearest_listed(const ExecutionSpace& space, const Observations& observations,
+                    const References& references, const Output& output, int k, double scale,
+                    double radius, const Listed& listed) {
+  const scoped_index<ExecutionSpace> index(space, references,
+                                           index_metric{metric_kind::haversine, scale, radius});
   using bvh_type = point_bvh<typename ExecutionSpace::memory_space>;
   using metric_type = sphere_bvh_metric<Observations, bvh_type>;
-  const metric_type metric{{observations, ranked_points<bvh_type>{index.bvh}, index.metric.scale,
-                            index.metric.sphere_radius}};
+  const auto& bvh = index.core().bvh;
+  const metric_type metric{{observations, ranked_points<bvh_type>{bvh}, scale, radius}};
   with_capacity(k, [&](auto capacity) {
     constexpr int Capacity = decltype(capacity)::value;
     using lists = list_memory<Capacity, typename ExecutionSpace::memory_space>;
     Kokkos::parallel_for("kernwerk::nearest::listed_in_index",
                          index_policy<ExecutionSpace>(space, 0, std::int64_t(listed.extent(0))),
                          bvh_query<metric_type, bvh_type, Capacity, Output, Listed, lists>{
-                             metric, index.bvh, output, k, listed, lists{}, 0});
+                             metric, bvh, output, k, listed, lists{}, 0});
   });
+  space.fence();  // before the index goes
 }
 
 // The k nearest points of an index to every observation (rows of the index's coordinates, in

@@ -107,12 +107,10 @@ struct candidates {
     if (size > full - 2 * widest_lanes) crowded = true, size = 0;
   }
 
-  bool complete() const { return !crowded; }
-
   // Observation i's candidates, in no particular order; or too_many[i].
   void report(int i, bool* too_many, candidate_visit visit, void* context) {
     tighten();
-    too_many[i] = !complete();
+    too_many[i] = crowded;
     if (!too_many[i]) visit(context, i, index, size);
   }
 };

@@ -566,11 +566,11 @@ __global__ void __launch_bounds__(scan_block)
 
 // The observations whose scans were given up (`count` of them listed, the count on the device):
 // the float64 rule over an index of the references built for them, after one wait for the
-// count. Where fewer than `from` (and not zero), decide(count) runs instead.
-template <class ExecutionSpace, class Observations, class References, class Output, class Decide>
-void settle(const ExecutionSpace& space, const Observations& observations,
-            const References& references, const Output& output, int k, double scale,
-            double radius, const int* listed, const int* count, std::int64_t from,
+// count. Where fewer than `from` (and not zero), decide() runs instead. `metric` holds the
+// observations, the scale and the radius; the index is built from `references` themselves.
+template <class ExecutionSpace, class Metric, class References, class Output, class Decide>
+void settle(const ExecutionSpace& space, const Metric& metric, const References& references,
+            const Output& output, int k, const int* listed, const int* count, std::int64_t from,
             const Decide& decide) {
   int unsettled = 0;
   Kokkos::deep_copy(space, Kokkos::View<int, Kokkos::HostSpace>(&unsettled),
@@ -579,8 +579,8 @@ void settle(const ExecutionSpace& space, const Observations& observations,
   if (unsettled == 0) return;
   if (unsettled < from) return decide();
   using list = Kokkos::View<const int*, typename ExecutionSpace::memory_space>;
-  impl::nearest_listed(space, observations, references, output, k, scale, radius,
-                       list(listed, unsettled));
+  impl::nearest_listed(space, metric.observations, references, output, k, metric.scale,
+                       metric.radius, list(listed, unsettled));
 }
 
 // The tuned brute force on a GPU whose runtime (CUDA, HIP) is described by Runtime.
@@ -695,8 +695,8 @@ struct nearest_gpu_tuned {
     // The decision pass costs about 4 ps a pair of an undecided observation's and the index's
     // build 0.1 ms and 0.75 ns a reference on an H200: the index from 256 + 2^25 / m of them
     // (perf/results/layouts-clusters-16x13-cuda-h200.json).
-    settle(space, observations, references, output, 1, scale, radius, undecided_list,
-           undecided_count, 256 + (std::int64_t(1) << 25) / m, [&] {
+    settle(space, metric, references, output, 1, undecided_list, undecided_count,
+           256 + (std::int64_t(1) << 25) / m, [&] {
              decide_splits<Runtime><<<unsigned(decide_grid), scan_block, 0, stream>>>(
                  metric, set.centred, int(m), undecided_count, undecided_list,
                  undecided_threshold, split_winner);
@@ -753,8 +753,7 @@ struct nearest_gpu_tuned {
       scans(std::integral_constant<int, 8>());
     else
       scans(std::integral_constant<int, 32>());
-    settle(space, observations, references, output, k, scale, radius, unsettled, unsettled_count,
-           1, [] {});
+    settle(space, metric, references, output, k, unsettled, unsettled_count, 1, [] {});
     space.fence();  // before the workspace goes
   }
 };

@@ -158,10 +158,11 @@ struct listed_scans {
   void operator()(const std::int64_t t) const { scan(listed(t)); }
 };
 
-template <class ExecutionSpace, class Metric, class Observations, class References, class Output>
-void settle(const ExecutionSpace& space, const Metric& metric, const Observations& observations,
-            const References& references, const Output& output, int k, double scale,
-            double radius, const std::uint64_t* unsettled, std::int64_t blocks) {
+// `metric` holds the observations, the prepared references, the scale and the radius; the index
+// is built from `references` themselves.
+template <class ExecutionSpace, class Metric, class References, class Output>
+void settle(const ExecutionSpace& space, const Metric& metric, const References& references,
+            const Output& output, int k, const std::uint64_t* unsettled, std::int64_t blocks) {
   std::int64_t count = 0;
   for (std::int64_t b = 0; b < blocks; ++b) count += __builtin_popcountll(unsettled[b]);
   if (count == 0) return;
@@ -174,7 +175,8 @@ void settle(const ExecutionSpace& space, const Metric& metric, const Observation
     for (std::uint64_t left = unsettled[b]; left; left &= left - 1)
       listed(t++) = b * block + __builtin_ctzll(left);
   if (count >= index_from) {
-    impl::nearest_listed(space, observations, references, output, k, scale, radius, listed);
+    impl::nearest_listed(space, metric.observations, references, output, k, metric.scale,
+                         metric.radius, listed);
   } else {
     const std::int64_t m = references.extent(0);
     impl::with_capacity(k, [&](auto capacity) {
@@ -251,16 +253,15 @@ struct nearest_host_tuned {
                             Kokkos::Max<float>(spread));
     const host::centred_references_f32 centred{x, y, z, m, impl::centred_value_margin(spread)};
     using metric = impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
-    const metric distances{observations, prepared, scale, radius};
+    const metric sphere{observations, prepared, scale, radius};
     impl::with_capacity(k, [&](auto capacity) {
       Kokkos::parallel_for("kernwerk::nearest::host_tuned", policy(space, 0, blocks),
                            scan_blocks<metric, decltype(capacity)::value, Output>{
-                               distances, output, centred, n, k, curve ? &*curve : nullptr,
+                               sphere, output, centred, n, k, curve ? &*curve : nullptr,
                                unsettled});
     });
     space.fence();
-    settle(space, distances, observations, references, output, k, scale, radius, unsettled,
-           blocks);
+    settle(space, sphere, references, output, k, unsettled, blocks);
   }
 };
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A change timed against the code before it: a benchmark driver run with the flags that
-restore the old behaviour ("before") and without them ("after"), or a build of the old code
-(--before-bench) against the new, in turn, ROUNDS times each, so that a noisy machine's drift
-falls on both alike. Writes a "before-after" record (perf/results/'s schema): per row, the
+"""A change timed against the code before it: a benchmark driver (nearest or DBSCAN) run with
+the flags that restore the old behaviour ("before") and without them ("after"), or a build of the
+old code (--before-bench) against the new, in turn, ROUNDS times each, so that a noisy machine's
+drift falls on both alike. Writes a "before-after" record (perf/results/'s schema): per row, the
 median of the runs' medians and the best run each way.
 
   perf/before_after.py --bench build/host/bin/kernwerk_bench_nearest --machine NAME \\
@@ -49,9 +49,12 @@ def main():
             header = header or record
             runs[way].append(record["results"])
 
-    fields = ("layout", "k", "variant", "observations", "references")
+    # A row is named by its fields other than the timings and the note (the nearest
+    # benchmark's layout, k, variant and sizes; the DBSCAN benchmark's workload, set and size).
+    timings = ("median_seconds", "best_seconds", "pairs_per_second", "note")
     rows = []
     for at, first in enumerate(runs["before"][0]):
+        fields = tuple(f for f in first if f not in timings)
         row = {f: first[f] for f in fields}
         for way in ("before", "after"):
             medians = [results[at]["median_seconds"] for results in runs[way]]
@@ -75,9 +78,9 @@ def main():
         json.dump(record, out, indent=1)
         out.write("\n")
     for row in rows:
-        print("%-10s %-8s k %-2d %8d x %-8d before %9.4f ms  after %9.4f ms  %.3f" % (
-            row["layout"], row["variant"], row["k"], row["observations"], row["references"],
-            1e3 * row["before_median_seconds"], 1e3 * row["after_median_seconds"], row["after_over_before"]))
+        name = " ".join(str(v) for f, v in row.items() if not f.startswith(("before_", "after_")))
+        print("%-48s before %9.4f ms  after %9.4f ms  %.3f" % (
+            name, 1e3 * row["before_median_seconds"], 1e3 * row["after_median_seconds"], row["after_over_before"]))
 
 
 if __name__ == "__main__":

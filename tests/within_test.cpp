@@ -325,9 +325,9 @@ radius_result run_in_order(const host_points& queries, const host_points& points
   kernwerk::nearest_tuning tuning;
   tuning.within_held_bytes = held_bytes;
   if (ordered) {
-    tuning.order_min_concurrency = tuning.order_per_thread = tuning.order_min_references = 0;
+    tuning.order_min_concurrency = tuning.order_per_thread = tuning.radius_order_min_references = 0;
   } else {
-    tuning.order_min_concurrency = tuning.order_min_references = std::int64_t(1) << 62;
+    tuning.order_min_concurrency = tuning.radius_order_min_references = std::int64_t(1) << 62;
   }
   const kernwerk::impl::scoped_index<Space> index(Space(), p, kernwerk::impl::index_metric_of(options));
   Kokkos::View<std::int64_t*, memory_space> offsets("offsets", n + 1), counts("counts", n);

@@ -46,6 +46,9 @@ struct nearest_tuning {
   /// kernwerk::within: the bytes (4 a neighbour) in which its count pass keeps up to 16 of each
   /// query's neighbours, so that the fill pass reads the rows that fit instead of searching again
   std::size_t within_held_bytes = std::size_t(1) << 30;
+  /// kernwerk::within and kernwerk::count_within on host spaces: order_min_references for their
+  /// queries (a radius search visits several leaves a query, the nearest search's grid few)
+  std::int64_t radius_order_min_references = std::int64_t(1) << 12;
 };
 
 /// Options of kernwerk::nearest; the defaults search haversine distances in radians.

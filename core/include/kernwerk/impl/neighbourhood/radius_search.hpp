@@ -219,17 +219,25 @@ struct radius_queries {
 // The longest row that within's count pass keeps for the fill and the fill sorts in registers.
 inline constexpr int within_row_capacity = 16;
 
-// Up to `capacity` neighbours (index rows) of each thread's query, kept by the count pass for
-// the fill pass: entry e of thread t at e * threads + t on a GPU (a warp's stores coalesce),
-// t * capacity + e on the host (each thread's in one cache line or two).
+// Up to `capacity` neighbours (index rows) of each query, kept by the count pass for the fill
+// pass. On a GPU by thread: entry e of thread t at e * threads + t (a warp's stores coalesce).
+// On the host by query: entry e of query i at i * capacity + e (one cache line or two), so that
+// the fill can take the queries in their own order and write the rows as they lie; taken in the
+// search's order, its scattered writes cost more than the order saved
+// (perf/results/dbscan-host-epyc-2core.json's note).
 template <class MemorySpace>
 struct held_rows {
+  static constexpr bool by_query = host_memory<MemorySpace>;
   Kokkos::View<std::int32_t*, MemorySpace, Kokkos::MemoryUnmanaged> rows;
   std::int64_t threads = 0;
   int capacity = 0;
-  KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t t, int e) const {
-    if constexpr (host_memory<MemorySpace>) return rows(t * capacity + e);
-    else return rows(e * threads + t);
+  // The slot of query i, taken by thread t.
+  KOKKOS_INLINE_FUNCTION static std::int64_t slot(std::int64_t t, std::int64_t i) {
+    return by_query ? i : t;
+  }
+  KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t s, int e) const {
+    if constexpr (by_query) return rows(s * capacity + e);
+    else return rows(e * threads + s);
   }
 };
 
@@ -243,11 +251,11 @@ struct count_within_kernel {
   Counts counts;
   Held held;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = order(t);
+    const std::int64_t i = order(t), s = Held::slot(t, i);
     const sphere_point o = rule.query(queries, i);
     std::int64_t count = 0;
     auto visit = [&](std::int64_t r, double) {
-      if (count < held.capacity) held(t, int(count)) = std::int32_t(r);
+      if (count < held.capacity) held(s, int(count)) = std::int32_t(r);
       ++count;
       return true;
     };
@@ -310,10 +318,10 @@ struct fill_within_kernel {
   Keys keys;
   Held held;
 
-  // visit(row, distance) for each neighbour of thread t's query i; the distance is computed
-  // only With_distances.
+  // visit(row, distance) for each neighbour of query i, held in slot s; the distance is
+  // computed only With_distances.
   template <bool With_distances, class Visit>
-  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t t, std::int64_t i, std::int64_t count, Visit& visit) const {
+  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t s, std::int64_t i, std::int64_t count, Visit& visit) const {
     if (count > held.capacity) {
       rule.template for_each<With_distances>(rule.query(queries, i), visit);
       return;
@@ -321,12 +329,14 @@ struct fill_within_kernel {
     sphere_point o{};
     if (With_distances) o = rule.query(queries, i);
     for (int e = 0; e < int(count); ++e) {
-      const std::int64_t r = held(t, e);
+      const std::int64_t r = held(s, e);
       visit(r, With_distances ? rule.distance(o, r) : 0.0);
     }
   }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = order(t);
+    // Where rows are held by query, the fill takes the queries in their own order (held_rows),
+    // the rows too long to be held too; where none are held, the search's order.
+    const std::int64_t i = Held::by_query && held.capacity > 0 ? t : order(t), s = Held::slot(t, i);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
@@ -338,8 +348,8 @@ struct fill_within_kernel {
         ++next;
         return true;
       };
-      if (Sorted || with_distances) for_each<true>(t, i, count, visit);
-      else for_each<false>(t, i, count, visit);
+      if (Sorted || with_distances) for_each<true>(s, i, count, visit);
+      else for_each<false>(s, i, count, visit);
       if (!Sorted) return;
       sort_by_key(keys, found, begin, next);
       if (with_distances && static_cast<const void*>(keys.data()) != static_cast<const void*>(distances.data()))
@@ -351,7 +361,7 @@ struct fill_within_kernel {
       row.insert(d, static_cast<index_type>(rule.bvh.order(r)));
       return true;
     };
-    for_each<true>(t, i, count, visit);
+    for_each<true>(s, i, count, visit);
     for (int k = 0; k < within_row_capacity; ++k) {
       if (k < count) {
         found(begin + k) = row.value[k];

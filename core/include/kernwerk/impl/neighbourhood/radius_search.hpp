@@ -224,7 +224,7 @@ inline constexpr int within_row_capacity = 16;
 // On the host by query: entry e of query i at i * capacity + e (one cache line or two), so that
 // the fill can take the queries in their own order and write the rows as they lie; taken in the
 // search's order, its scattered writes cost more than the order saved
-// (perf/results/dbscan-host-epyc-2core.json's note).
+// (perf/results/issue50-host-radius-order-epyc-2core.json).
 template <class MemorySpace>
 struct held_rows {
   static constexpr bool by_query = host_memory<MemorySpace>;

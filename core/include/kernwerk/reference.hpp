@@ -92,6 +92,11 @@ inline std::string check_k(const points& observations, std::size_t i, const poin
   const auto expected = smallest_k(keys_of_all, k);
   const auto tolerance = [](double key) { return 1e-13 * key + 1e-30; };
   const double scale = options.metric == metric_kind::haversine ? options.radius : 1.0;
+  const auto same_point = [&](std::size_t p, std::size_t e) {
+    for (std::size_t d = 0; d < references.dimension; ++d)
+      if (references(p, d) != references(e, d)) return false;
+    return true;
+  };
   std::vector<double> keys(k);
   for (std::size_t q = 0; q < k; ++q) {
     const std::string rank = which + "neighbour " + std::to_string(q) + ": ";
@@ -101,11 +106,6 @@ inline std::string check_k(const points& observations, std::size_t i, const poin
       if (index[p] == index[q]) return rank + "index " + std::to_string(index[q]) + " twice";
     keys[q] = keys_of_all[index[q]];
     const double want = expected[q].key;
-    const auto same_point = [&](std::size_t p, std::size_t e) {
-      for (std::size_t d = 0; d < references.dimension; ++d)
-        if (references(p, d) != references(e, d)) return false;
-      return true;
-    };
     const auto at_rank = static_cast<std::size_t>(expected[q].index);
     bool near_tie = false;
     for (std::size_t p = 0; p < references.count && !near_tie; ++p)

@@ -114,13 +114,13 @@ class ordered_radius_queries {
                          const Queries& queries, double range, const nearest_tuning& tuning)
       : rule(radius_rule_of(index, range)),
         queries(queries),
-        tuning_(radius_tuning(tuning)),
         bytes_(query_order_bytes<memory_space>(std::int64_t(queries.extent(0)), index.bvh.size,
-                                               space.concurrency(), tuning_)),
+                                               space.concurrency(), radius_tuning(tuning))),
         memory_(bytes_),
         scratch_(memory_.template take<char>(bytes_), bytes_),
         order(order_queries(space, radius_queries<rule_type, Queries>{rule, queries},
-                            std::int64_t(queries.extent(0)), index.bvh, tuning_, scratch_)) {}
+                            std::int64_t(queries.extent(0)), index.bvh, radius_tuning(tuning),
+                            scratch_)) {}
 
   std::int64_t size() const { return std::int64_t(queries.extent(0)); }
 
@@ -133,7 +133,6 @@ class ordered_radius_queries {
     tuning.order_min_references = tuning.radius_order_min_references;
     return tuning;
   }
-  nearest_tuning tuning_;
   std::size_t bytes_;
   workspace<memory_space, radius_order_purpose> memory_;
   carver scratch_;

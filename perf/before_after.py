@@ -2,8 +2,11 @@
 """A change timed against the code before it: a benchmark driver (nearest or DBSCAN) run with
 the flags that restore the old behaviour ("before") and without them ("after"), or a build of the
 old code (--before-bench) against the new, in turn, ROUNDS times each, so that a noisy machine's
-drift falls on both alike. Writes a "before-after" record (perf/results/'s schema): per row, the
-median of the runs' medians and the best run each way.
+drift falls on both alike (the order alternates: before first in odd rounds, after first in even
+ones). Writes a "before-after" record (perf/results/'s schema): per row, the median of the runs'
+medians and the best run each way, and the median of the rounds' own after / before ratios
+(paired: a shift of the machine's speed between rounds, which a 2-core host shows, cancels in
+it where it does not in the ratio of the medians).
 
   perf/before_after.py --bench build/host/bin/kernwerk_bench_nearest --machine NAME \\
       --args "--sizes 16x13 --variants build,indexed --k 1 --repeat 7" \\
@@ -41,8 +44,8 @@ def main():
 
     runs = {"before": [], "after": []}
     header = None
-    for _ in range(options.rounds):
-        for way in ("before", "after"):
+    for round_number in range(options.rounds):
+        for way in ("before", "after") if round_number % 2 == 0 else ("after", "before"):
             bench = options.before_bench if way == "before" and options.before_bench else options.bench
             record = run(bench, options.args + " --machine " + shlex.quote(options.machine),
                          getattr(options, way))
@@ -64,6 +67,8 @@ def main():
             row[way + "_best_seconds"] = min(results[at]["best_seconds"] for results in runs[way])
             row[way + "_runs_median_seconds"] = medians
         row["after_over_before"] = round(row["after_median_seconds"] / row["before_median_seconds"], 3)
+        row["paired_after_over_before"] = round(statistics.median(
+            a / b for a, b in zip(row["after_runs_median_seconds"], row["before_runs_median_seconds"])), 3)
         rows.append(row)
 
     record = {"benchmark": "before-after", "machine": options.machine,
@@ -78,9 +83,10 @@ def main():
         json.dump(record, out, indent=1)
         out.write("\n")
     for row in rows:
-        name = " ".join(str(v) for f, v in row.items() if not f.startswith(("before_", "after_")))
-        print("%-48s before %9.4f ms  after %9.4f ms  %.3f" % (
-            name, 1e3 * row["before_median_seconds"], 1e3 * row["after_median_seconds"], row["after_over_before"]))
+        name = " ".join(str(v) for f, v in row.items() if not f.startswith(("before_", "after_", "paired_")))
+        print("%-48s before %9.4f ms  after %9.4f ms  %.3f  paired %.3f" % (
+            name, 1e3 * row["before_median_seconds"], 1e3 * row["after_median_seconds"],
+            row["after_over_before"], row["paired_after_over_before"]))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/launch.hpp"
@@ -104,16 +105,19 @@ struct sphere_grid {
     return dx * dx + dy * dy + dz * dz;
   }
   // Distance from v to the nearest cell outside the block of cells low[a]..high[a] along each
-  // axis; negative when there is no such cell.
+  // axis; negative when there is no such cell. Selects, not branches: which side of a cell a
+  // point lies on is a coin toss (perf/results/issue46-host-grid-selects-epyc-2core.json).
   KOKKOS_INLINE_FUNCTION double reach_outside(const double v[3], const int low[3],
                                               const int high[3]) const {
-    double reach = -1.0;
-    const auto closer = [&](double d) { reach = reach < 0 || d < reach ? (d > 0 ? d : 0.0) : reach; };
+    constexpr double none = std::numeric_limits<double>::infinity();
+    double reach = none;
     for (int a = 0; a < 3; ++a) {
-      if (low[a] > 0) closer(v[a] - upper(low[a] - 1));
-      if (high[a] + 1 < cells) closer(lower(high[a] + 1) - v[a]);
+      const double below = low[a] > 0 ? v[a] - upper(low[a] - 1) : none;
+      const double above = high[a] + 1 < cells ? lower(high[a] + 1) - v[a] : none;
+      reach = below < reach ? below : reach;
+      reach = above < reach ? above : reach;
     }
-    return reach;
+    return reach == none ? -1.0 : (reach > 0 ? reach : 0.0);
   }
   // Distance from (x, y, z) in cell c to the nearest cell outside the block of shells
   // 0..shell-1 around c; negative when there is no such cell.
@@ -132,7 +136,7 @@ struct sphere_grid {
     const double v[3] = {x, y, z};
     int high[3];
     for (int a = 0; a < 3; ++a) {
-      low[a] = v[a] - lower(c[a]) < upper(c[a]) - v[a] ? c[a] - 1 : c[a];
+      low[a] = c[a] - int(v[a] - lower(c[a]) < upper(c[a]) - v[a]);
       high[a] = low[a] + 1;
     }
     return reach_outside(v, low, high);

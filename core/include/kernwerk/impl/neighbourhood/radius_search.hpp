@@ -252,6 +252,16 @@ struct count_within_kernel {
   Held held;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t i = order(t), s = Held::slot(t, i);
+    if constexpr (host_memory<typename Order::memory_space>) {
+      const std::int64_t ahead = t + query_prefetch_distance;
+      if (ahead < std::int64_t(order.extent(0))) {
+        const std::int64_t next = order(ahead);
+        prefetch_line(&queries(next, 0));
+        prefetch_line(&queries(next, queries.extent(1) - 1));
+        prefetch_line(&counts(next));
+        if (held.capacity > 0) prefetch_line(&held(Held::slot(ahead, next), 0));
+      }
+    }
     const sphere_point o = rule.query(queries, i);
     std::int64_t count = 0;
     auto visit = [&](std::int64_t r, double) {

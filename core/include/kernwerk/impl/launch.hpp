@@ -30,10 +30,10 @@ inline constexpr bool host_execution =
     std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
 
 // Asks a host core's caches for the line at p ahead of its use; nothing on a device, whose
-// warps hide memory's latency among themselves. Searches that take their queries in the index's
-// order read each query's row, and write its answer, scattered over memory: on the host they
-// ask for query t + query_prefetch_distance's lines while searching query t
-// (perf/results/issue50-host-prefetch-epyc-2core.json).
+// warps hide memory's latency among themselves. A search that takes its queries in the index's
+// order reads each query's row, and writes its answer, scattered over memory: the radius
+// searches' count pass asks for query t + query_prefetch_distance's lines while it searches
+// query t (perf/results/issue50-host-prefetch-epyc-2core.json; the nearest search gained nothing).
 inline constexpr std::int64_t query_prefetch_distance = 4;
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_line(const void* p) {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && (defined(__GNUC__) || defined(__clang__))

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/index/sort_pairs.hpp"
 #include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/workspace.hpp"
@@ -102,24 +103,43 @@ struct scatter_observations {
   }
 };
 
+// A host space's order: each query's cell code and its index, sorted as pairs
+// (index/sort_pairs.hpp).
+template <class Metric, class Keys, class Array>
+struct code_observations {
+  Metric metric;
+  morton_frame frame;
+  Keys keys;
+  Array order;
+  KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
+    const auto o = metric.observation(i);
+    keys(i) = frame.code(o.x, o.y, o.z);
+    order(i) = i;
+  }
+};
+
 template <class Array>
 struct identity_order {
   Array order;
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = i; }
 };
 
-// Scratch bytes of order_queries: the order and, where it pays, the cells' counters (2^18 or
-// more, 4 MiB, asked for only then: a host space's chunks of a few kilobytes would otherwise
-// need them; the allocation-fault test found it).
+// Scratch bytes of order_queries: the order and, where it pays, the cells' counters on a device
+// (2^18 or more, 4 MiB, asked for only then: a host space's chunks of a few kilobytes would
+// otherwise need them; the allocation-fault test found it), the codes and their sort's on a host.
 template <class MemorySpace>
 std::size_t query_order_bytes(std::int64_t queries, std::int64_t references,
                               std::int64_t concurrency, const nearest_tuning& tuning) {
   using carve = workspace<MemorySpace>;
-  const std::size_t ordering =
-      order_pays<MemorySpace>(tuning, queries, references, concurrency)
-          ? carve::template bytes_for<int>(queries) +
-                2 * carve::template bytes_for<atomic_count>(observation_cells<MemorySpace>(references) + 1)
-          : 0;
+  std::size_t ordering = 0;
+  if (order_pays<MemorySpace>(tuning, queries, references, concurrency)) {
+    if constexpr (host_memory<MemorySpace>)
+      ordering = carve::template bytes_for<std::uint64_t>(queries) +
+                 sort_pairs_generic_bytes<MemorySpace, std::int64_t>(queries, concurrency);
+    else
+      ordering = carve::template bytes_for<int>(queries) +
+                 2 * carve::template bytes_for<atomic_count>(observation_cells<MemorySpace>(references) + 1);
+  }
   return carve::template bytes_for<std::int64_t>(queries) + ordering;
 }
 
@@ -152,6 +172,17 @@ order_queries(const ExecutionSpace& space, const Source& source, std::int64_t n,
   const morton_frame frame = bvh.grid.used && spans_cells(bounds, grid_frame) >= min_spanned_cells
                                  ? grid_frame
                                  : own_frame;
+  if constexpr (host_memory<memory_space>) {
+    // On a host space, a radix sort whose threads count their own tiles: the counting sort's
+    // two atomic adds a query, on counters the cores share, were most of the order's time
+    // there (perf/results/issue50-host-order-sort-epyc-2core.json).
+    using keys_type = Kokkos::View<std::uint64_t*, memory_space, Kokkos::MemoryUnmanaged>;
+    const keys_type keys(scratch.template take<std::uint64_t>(n), n);
+    Kokkos::parallel_for("kernwerk::index::query_codes", policy(space, 0, n),
+                         code_observations<Source, keys_type, array>{source, frame, keys, order});
+    sort_pairs_generic(space, keys.data(), order.data(), n, 3 * bits, scratch);
+    return order;
+  }
   const counts_type counts(scratch.template take<atomic_count>(cells + 1), cells + 1);
   const counts_type cursor(scratch.template take<atomic_count>(cells + 1), cells + 1);
   const cells_type cell_of(scratch.template take<int>(n), n);

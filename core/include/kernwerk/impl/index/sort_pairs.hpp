@@ -96,10 +96,11 @@ struct scatter_digits {
 };
 }  // namespace radix
 
-// Scratch bytes the generic sort needs for n pairs with values of type Value.
-template <class ExecutionSpace, class Value>
+// Scratch bytes the generic sort needs for n pairs with values of type Value (Space: the
+// execution space or its memory space).
+template <class Space, class Value>
 std::size_t sort_pairs_generic_bytes(std::int64_t n, std::int64_t concurrency) {
-  using scratch = workspace<typename ExecutionSpace::memory_space>;
+  using scratch = workspace<typename Space::memory_space>;
   const std::int64_t tiles = (n + radix::tile_size(n, concurrency) - 1) /
                              radix::tile_size(n, concurrency);
   return scratch::template bytes_for<std::uint64_t>(n) + scratch::template bytes_for<Value>(n) +

@@ -1,6 +1,7 @@
 #pragma once
-// The order a search of an index takes its queries in: where it pays, a counting sort by Morton
-// cell, so that neighbouring threads search the same nodes. kernwerk::nearest's indexed method
+// The order a search of an index takes its queries in: where it pays, sorted by Morton cell, so
+// that neighbouring threads search the same nodes (on devices a counting sort, on host spaces a
+// radix sort of (cell, query) pairs). kernwerk::nearest's indexed method
 // and the radius searches (within, count_within) share it; a query source is anything with
 // observation(i) giving a point with x, y and z in the index's frame.
 #include <Kokkos_Core.hpp>
@@ -30,13 +31,13 @@ bool order_pays(const nearest_tuning& tuning, std::int64_t observations, std::in
          observations >= tuning.order_per_thread * concurrency;
 }
 
-// The order is a counting sort by Morton cell. Where the grid is used, the cells are the grid's
+// The order is a sort by Morton cell. Where the grid is used, the cells are the grid's
 // own (up to 2^7 an axis; coarser beyond), so that a warp's searches visit the same grid cells;
 // elsewhere, and where the observations gather in a few of the grid's cells, 2^6 an axis of a
 // frame around the observations' own box (a frame around the references would clamp far
 // observations onto its faces, where one cell then holds searches from every direction, all
 // adding to one counter: commit 194fbcf). A host space needs only the caches' locality, and
-// 2^5 an axis keeps its counters few (finer cells cost more than they gave: the same record).
+// 2^5 an axis keeps its sort short (finer cells cost more than they gave: the same record).
 template <class MemorySpace>
 int observation_cell_bits(std::int64_t references) {
   if (host_memory<MemorySpace>) return 5;

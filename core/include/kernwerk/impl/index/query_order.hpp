@@ -159,10 +159,7 @@ order_queries(const ExecutionSpace& space, const Source& source, std::int64_t n,
                          identity_order<array>{order});
     return order;
   }
-  using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
-  using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
   const int bits = observation_cell_bits<memory_space>(bvh.size);
-  const std::int64_t cells = observation_cells<memory_space>(bvh.size);
   box3 bounds;
   const std::int64_t samples = std::min(n, observation_bounds_sample);
   Kokkos::parallel_reduce("kernwerk::index::query_bounds", policy(space, 0, samples),
@@ -184,6 +181,10 @@ order_queries(const ExecutionSpace& space, const Source& source, std::int64_t n,
     sort_pairs_generic(space, keys.data(), order.data(), n, 3 * bits, scratch);
     return order;
   }
+  // On a device, a counting sort by cell.
+  using counts_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
+  using cells_type = Kokkos::View<int*, memory_space, Kokkos::MemoryUnmanaged>;
+  const std::int64_t cells = observation_cells<memory_space>(bvh.size);
   const counts_type counts(scratch.template take<atomic_count>(cells + 1), cells + 1);
   const counts_type cursor(scratch.template take<atomic_count>(cells + 1), cells + 1);
   const cells_type cell_of(scratch.template take<int>(n), n);

@@ -1,6 +1,7 @@
 #pragma once
 // Sorting (key, value) pairs by 64-bit key on an execution space: the spatial indexes order
-// their points by Morton code with it.
+// their points by Morton code with it, and host spaces a search's queries by cell
+// (index/query_order.hpp).
 //
 // The generic implementation is a stable least-significant-digit radix sort, 8 bits a pass,
 // portable to every Kokkos backend: the keys are cut into tiles, one thread counts the digits

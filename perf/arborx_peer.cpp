@@ -1,12 +1,15 @@
 // The ArborX peer of the nearest-neighbour benchmark: ArborX 2.x's BVH on the layouts of
 // perf/layouts.hpp, timed as kernwerk_bench_nearest times kernwerk (inputs already in the
-// execution space's memory as float64 (lat, lon) radians; conversion to float32 unit vectors,
-// BVH build and k-nearest query timed together), and its answers checked against the float64
-// brute force (kernwerk/reference.hpp) on 256 observations. Built only with
-// -DKERNWERK_PERF_ARBORX=ON, which finds ArborX with find_package; ArborX is never part of
-// this repository.
+// execution space's memory as float64 rows; conversion to ArborX's points, BVH build and
+// k-nearest query timed together), and its answers checked against the float64 brute force
+// (kernwerk/reference.hpp) on 256 observations. On the sphere the points are float32 unit
+// vectors ((lat, lon) radians in); with --metric euclidean, ArborX's Point<D, float> and
+// Point<D, double> of each --dimension (the layouts of layouts::euclidean_names()). Built only
+// with -DKERNWERK_PERF_ARBORX=ON, which finds ArborX with find_package; ArborX is never part
+// of this repository.
 //
 //   kernwerk_peer_arborx [--sizes 20x14,24x14] [--layouts uniform,...|all] [--k 1,2,8,32]
+//                        [--metric haversine|euclidean] [--dimension 2,3]
 //                        [--repeat 5] [--machine NAME] [--json FILE]
 //
 // Each record counts the sampled observations whose k answers are not exactly the reference's
@@ -32,7 +35,7 @@ namespace {
 
 using space = Kokkos::DefaultExecutionSpace;
 using memory = space::memory_space;
-using point = ArborX::Point<3, float>;
+using rows = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -43,17 +46,28 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 // (lat, lon) radians to float32 unit vectors.
 struct to_unit_vectors {
-  Kokkos::View<const double**, Kokkos::LayoutRight, memory> angles;
-  Kokkos::View<point*, memory> points;
+  rows angles;
+  Kokkos::View<ArborX::Point<3, float>*, memory> points;
   KOKKOS_FUNCTION void operator()(int i) const {
     const double lat = angles(i, 0), lon = angles(i, 1);
-    points(i) = point{float(Kokkos::cos(lat) * Kokkos::cos(lon)),
-                      float(Kokkos::cos(lat) * Kokkos::sin(lon)), float(Kokkos::sin(lat))};
+    points(i) = {float(Kokkos::cos(lat) * Kokkos::cos(lon)), float(Kokkos::cos(lat) * Kokkos::sin(lon)),
+                 float(Kokkos::sin(lat))};
   }
 };
 
+// Euclidean rows to ArborX's points of their coordinate type.
+template <int D, class T>
+struct to_points {
+  rows coordinates;
+  Kokkos::View<ArborX::Point<D, T>*, memory> points;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    for (int d = 0; d < D; ++d) points(i)[d] = T(coordinates(i, d));
+  }
+};
+
+template <class Point>
 struct nearest_queries {
-  Kokkos::View<point*, memory> points;
+  Kokkos::View<Point*, memory> points;
   int k;
 };
 
@@ -65,26 +79,82 @@ struct index_only {
 };
 
 struct record {
-  std::string layout;
-  std::size_t observations, references, k;
+  std::string layout, variant;
+  std::size_t dimension, observations, references, k;
   double median, best;
   int wrong, wrong_distance;
 };
 
 }  // namespace
 
-template <>
-struct ArborX::AccessTraits<nearest_queries> {
+template <class Point>
+struct ArborX::AccessTraits<nearest_queries<Point>> {
   using memory_space = memory;
-  static KOKKOS_FUNCTION std::size_t size(const nearest_queries& q) { return q.points.extent(0); }
-  static KOKKOS_FUNCTION auto get(const nearest_queries& q, std::size_t i) {
+  static KOKKOS_FUNCTION std::size_t size(const nearest_queries<Point>& q) { return q.points.extent(0); }
+  static KOKKOS_FUNCTION auto get(const nearest_queries<Point>& q, std::size_t i) {
     return ArborX::nearest(q.points(i), q.k);
   }
 };
 
+namespace {
+
+// One layout, size and k: the conversion of both sets to `Point`s by Convert, the build and the
+// query, timed together; then 256 observations' answers against the float64 brute force.
+template <class Point, class Convert>
+record time_arborx(const space& exec, const rows& obs, const rows& ref, const kernwerk::layouts::point_pair& sets,
+                   int k, int repeat, const kernwerk::nearest_options& options, const std::string& suffix) {
+  const std::size_t n = obs.extent(0), m = ref.extent(0), dimension = obs.extent(1);
+  Kokkos::View<int*, memory> indices("indices", 0), offsets("offsets", 0);
+  const auto run = [&] {
+    Kokkos::View<Point*, memory> ref_points(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ref_points"), m);
+    Kokkos::View<Point*, memory> obs_points(Kokkos::view_alloc(Kokkos::WithoutInitializing, "obs_points"), n);
+    Kokkos::parallel_for("peer::ref_points", Kokkos::RangePolicy<space>(exec, 0, m), Convert{ref, ref_points});
+    Kokkos::parallel_for("peer::obs_points", Kokkos::RangePolicy<space>(exec, 0, n), Convert{obs, obs_points});
+    ArborX::BoundingVolumeHierarchy bvh(exec, ArborX::Experimental::attach_indices(ref_points));
+    bvh.query(exec, nearest_queries<Point>{obs_points, k}, index_only{}, indices, offsets);
+  };
+  run();
+  std::vector<double> times;
+  for (int t = 0; t < repeat; ++t) {
+    exec.fence();
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    exec.fence();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  const auto indices_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
+  const auto offsets_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
+  const kernwerk::reference::points o{sets.observations.data(), n, dimension}, r{sets.references.data(), m, dimension};
+  int wrong = 0, wrong_distance = 0;
+  for (std::size_t s = 0; s < 256; ++s) {
+    const std::size_t i = (s * 2654435761u) % n;
+    const auto keys = kernwerk::reference::all_keys(o, i, r, options);
+    const auto expected = kernwerk::reference::smallest_k(keys, std::size_t(k));
+    std::vector<kernwerk::reference::neighbour> got;
+    for (int p = offsets_host(i); p < offsets_host(i + 1); ++p) got.push_back({indices_host(p), keys[indices_host(p)]});
+    std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) {
+      return a.key < b.key || (a.key == b.key && a.index < b.index);
+    });
+    bool same_index = got.size() == expected.size(), same_key = same_index;
+    for (std::size_t q = 0; q < got.size() && q < expected.size(); ++q) {
+      same_index = same_index && got[q].index == expected[q].index;
+      same_key = same_key && got[q].key == expected[q].key;
+    }
+    wrong += same_index ? 0 : 1;
+    wrong_distance += same_key ? 0 : 1;
+  }
+  const std::string variant = "arborx-" + std::to_string(ARBORX_VERSION_MAJOR) + "." +
+                              std::to_string(ARBORX_VERSION_MINOR) + "-bvh" + suffix;
+  return {"", variant, dimension, n, m, std::size_t(k), times[times.size() / 2], times.front(), wrong, wrong_distance};
+}
+
+}  // namespace
+
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  std::string sizes = "20x14,24x14", machine = "unnamed", json, layout_list = "", k_list = "1,2,8,32";
+  std::string sizes = "20x14,24x14", machine = "unnamed", json, layout_list = "", k_list = "1,2,8,32",
+              metric_text = "haversine", dimension_list = "2,3";
   int repeat = 5;
   for (int a = 1; a < argc; a += 2) {
     const std::string flag = argv[a];
@@ -96,6 +166,8 @@ int main(int argc, char* argv[]) {
     if (flag == "--sizes") sizes = value;
     else if (flag == "--layouts") layout_list = value == "all" ? "" : value;
     else if (flag == "--k") k_list = value;
+    else if (flag == "--metric") metric_text = value;
+    else if (flag == "--dimension") dimension_list = value;
     else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
@@ -104,107 +176,107 @@ int main(int argc, char* argv[]) {
       return 2;
     }
   }
-  std::vector<std::string> layout_names =
-      layout_list.empty() ? kernwerk::layouts::names() : split(layout_list, ',');
+  kernwerk::nearest_options options;
+  if (metric_text == "euclidean") options.metric = kernwerk::metric_kind::euclidean;
+  else if (metric_text != "haversine") {
+    std::fprintf(stderr, "--metric: haversine or euclidean, not '%s'\n", metric_text.c_str());
+    return 2;
+  }
+  const bool euclidean = options.metric == kernwerk::metric_kind::euclidean;
+  std::vector<std::size_t> dimensions{2};  // (lat, lon)
+  if (euclidean) {
+    dimensions.clear();
+    for (const auto& text : split(dimension_list, ',')) {
+      if (text != "2" && text != "3") {
+        std::fprintf(stderr, "--dimension: 2 or 3, not '%s'\n", text.c_str());
+        return 2;
+      }
+      dimensions.push_back(std::stoul(text));
+    }
+  }
+  std::vector<std::string> layout_names = split(layout_list, ',');
+  if (layout_list.empty()) layout_names = euclidean ? kernwerk::layouts::euclidean_names() : kernwerk::layouts::names();
   std::vector<record> records;
+  // The records so far, written after each layout, size and k (a run cut short keeps them),
+  // through a temporary file renamed over the last.
+  const auto save = [&] {
+    if (json.empty()) return true;
+    const std::string part = json + ".part";
+    {
+      std::ofstream out(part);
+      out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
+          << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"kokkos_version\": "
+          << KOKKOS_VERSION << ",\n  \"metric\": \""
+          << (euclidean ? "euclidean" : "haversine (argmin by float32 chord)") << "\",\n"
+          << "  \"precision\": \"" << (euclidean ? "float32 (-f32) and float64 (-f64) points" : "float32 unit vectors")
+          << "\",\n  \"repeat\": " << repeat << ",\n  \"note\": \"ArborX " << ARBORX_VERSION_MAJOR << "."
+          << ARBORX_VERSION_MINOR << " BVH: float64 rows in device memory, conversion, build and query timed\",\n"
+          << "  \"results\": [\n";
+      for (std::size_t q = 0; q < records.size(); ++q) {
+        const auto& r = records[q];
+        out << "    {\"layout\": \"" << r.layout << "\", ";
+        if (euclidean) out << "\"dimension\": " << r.dimension << ", ";
+        out << "\"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": " << r.observations
+            << ", \"references\": " << r.references << ", \"median_seconds\": " << r.median
+            << ", \"best_seconds\": " << r.best
+            << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
+            << ", \"wrong_of_256\": " << r.wrong << ", \"wrong_distance_of_256\": " << r.wrong_distance << "}"
+            << (q + 1 < records.size() ? "," : "") << "\n";
+      }
+      out << "  ]\n}\n";
+      if (!out) return false;
+    }
+    return std::rename(part.c_str(), json.c_str()) == 0;
+  };
   const space exec;
   for (const auto& size : split(sizes, ',')) {
     const auto logs = split(size, 'x');
     const std::size_t n = std::size_t{1} << std::stoi(logs.at(0));
     const std::size_t m = std::size_t{1} << std::stoi(logs.at(1));
-    for (const auto& layout : layout_names) {
-      const auto sets = kernwerk::layouts::make(layout, n, m, 2026);
-      if (sets.observations.empty()) {
-        std::fprintf(stderr, "--layouts: unknown layout '%s'\n", layout.c_str());
-        return 2;
-      }
-      using host_angles = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                       Kokkos::MemoryUnmanaged>;
-      Kokkos::View<double**, Kokkos::LayoutRight, memory> obs("obs", n, 2), ref("ref", m, 2);
-      Kokkos::deep_copy(obs, host_angles(sets.observations.data(), n, 2));
-      Kokkos::deep_copy(ref, host_angles(sets.references.data(), m, 2));
-      for (const auto& k_text : split(k_list, ',')) {
-        const int k = std::stoi(k_text);
-        Kokkos::View<int*, memory> indices("indices", 0), offsets("offsets", 0);
-        const auto run = [&] {
-          Kokkos::View<point*, memory> ref_points(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "ref_points"), m);
-          Kokkos::View<point*, memory> obs_points(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "obs_points"), n);
-          Kokkos::parallel_for("peer::ref_vectors", Kokkos::RangePolicy<space>(exec, 0, m),
-                               to_unit_vectors{ref, ref_points});
-          Kokkos::parallel_for("peer::obs_vectors", Kokkos::RangePolicy<space>(exec, 0, n),
-                               to_unit_vectors{obs, obs_points});
-          ArborX::BoundingVolumeHierarchy bvh(exec, ArborX::Experimental::attach_indices(ref_points));
-          bvh.query(exec, nearest_queries{obs_points, k}, index_only{}, indices, offsets);
-        };
-        run();
-        std::vector<double> times;
-        for (int t = 0; t < repeat; ++t) {
-          exec.fence();
-          const auto start = std::chrono::steady_clock::now();
-          run();
-          exec.fence();
-          times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (const std::size_t dimension : dimensions) {
+      for (const auto& layout : layout_names) {
+        const auto sets = euclidean ? kernwerk::layouts::make_euclidean(layout, n, m, int(dimension), 2026)
+                                    : kernwerk::layouts::make(layout, n, m, 2026);
+        if (sets.observations.empty()) {
+          std::fprintf(stderr, "--layouts: unknown layout '%s'\n", layout.c_str());
+          return 2;
         }
-        std::sort(times.begin(), times.end());
-        const auto indices_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
-        const auto offsets_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
-        const kernwerk::reference::points o{sets.observations.data(), n, 2},
-            r{sets.references.data(), m, 2};
-        const kernwerk::nearest_options options;
-        int wrong = 0, wrong_distance = 0;
-        for (std::size_t s = 0; s < 256; ++s) {
-          const std::size_t i = (s * 2654435761u) % n;
-          const auto keys = kernwerk::reference::all_keys(o, i, r, options);
-          const auto expected = kernwerk::reference::smallest_k(keys, k);
-          std::vector<kernwerk::reference::neighbour> got;
-          for (int p = offsets_host(i); p < offsets_host(i + 1); ++p)
-            got.push_back({indices_host(p), keys[indices_host(p)]});
-          std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) {
-            return a.key < b.key || (a.key == b.key && a.index < b.index);
-          });
-          bool same_index = got.size() == expected.size(), same_key = same_index;
-          for (std::size_t q = 0; q < got.size() && q < expected.size(); ++q) {
-            same_index = same_index && got[q].index == expected[q].index;
-            same_key = same_key && got[q].key == expected[q].key;
+        using host_rows = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+        rows obs("obs", n, dimension), ref("ref", m, dimension);
+        Kokkos::deep_copy(obs, host_rows(sets.observations.data(), n, dimension));
+        Kokkos::deep_copy(ref, host_rows(sets.references.data(), m, dimension));
+        for (const auto& k_text : split(k_list, ',')) {
+          const int k = std::stoi(k_text);
+          std::vector<record> found;
+          if (!euclidean) {
+            found.push_back(time_arborx<ArborX::Point<3, float>, to_unit_vectors>(exec, obs, ref, sets, k, repeat,
+                                                                                 options, ""));
+          } else if (dimension == 2) {
+            found.push_back(time_arborx<ArborX::Point<2, float>, to_points<2, float>>(exec, obs, ref, sets, k, repeat,
+                                                                                     options, "-f32"));
+            found.push_back(time_arborx<ArborX::Point<2, double>, to_points<2, double>>(exec, obs, ref, sets, k,
+                                                                                       repeat, options, "-f64"));
+          } else {
+            found.push_back(time_arborx<ArborX::Point<3, float>, to_points<3, float>>(exec, obs, ref, sets, k, repeat,
+                                                                                     options, "-f32"));
+            found.push_back(time_arborx<ArborX::Point<3, double>, to_points<3, double>>(exec, obs, ref, sets, k,
+                                                                                       repeat, options, "-f64"));
           }
-          wrong += same_index ? 0 : 1;
-          wrong_distance += same_key ? 0 : 1;
+          for (auto& r : found) {
+            r.layout = layout;
+            records.push_back(r);
+            const std::string shown = euclidean ? layout + " " + std::to_string(dimension) + "-D" : layout;
+            std::printf("%-16s %-13s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  wrong %d/256 (distance %d/256)\n",
+                        r.variant.c_str(), shown.c_str(), n, m, k, 1e3 * r.median, 1e3 * r.best, r.wrong,
+                        r.wrong_distance);
+            std::fflush(stdout);
+          }
+          if (!save()) {
+            std::fprintf(stderr, "kernwerk_peer_arborx: cannot write %s\n", json.c_str());
+            return 1;
+          }
         }
-        records.push_back({layout, n, m, std::size_t(k), times[times.size() / 2], times.front(),
-                           wrong, wrong_distance});
-        std::printf("arborx-%d.%d %-10s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  "
-                    "wrong %d/256 (distance %d/256)\n",
-                    ARBORX_VERSION_MAJOR, ARBORX_VERSION_MINOR, layout.c_str(), n, m, k,
-                    1e3 * records.back().median, 1e3 * records.back().best, wrong, wrong_distance);
-        std::fflush(stdout);
       }
-    }
-  }
-  if (!json.empty()) {
-    std::ofstream out(json);
-    out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
-        << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"kokkos_version\": "
-        << KOKKOS_VERSION << ",\n  \"metric\": \"haversine (argmin by float32 chord)\",\n"
-        << "  \"precision\": \"float32 unit vectors\",\n  \"repeat\": " << repeat
-        << ",\n  \"note\": \"ArborX " << ARBORX_VERSION_MAJOR << "." << ARBORX_VERSION_MINOR
-        << " BVH: float64 (lat, lon) in device memory, conversion, build and query timed\",\n"
-        << "  \"results\": [\n";
-    for (std::size_t q = 0; q < records.size(); ++q) {
-      const auto& r = records[q];
-      out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"arborx-"
-          << ARBORX_VERSION_MAJOR << "." << ARBORX_VERSION_MINOR << "-bvh\", \"observations\": "
-          << r.observations << ", \"references\": " << r.references
-          << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
-          << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
-          << ", \"wrong_of_256\": " << r.wrong << ", \"wrong_distance_of_256\": " << r.wrong_distance
-          << "}" << (q + 1 < records.size() ? "," : "") << "\n";
-    }
-    out << "  ]\n}\n";
-    if (!out) {
-      std::fprintf(stderr, "kernwerk_peer_arborx: cannot write %s\n", json.c_str());
-      return 1;
     }
   }
   return 0;

@@ -1,8 +1,9 @@
 #pragma once
-// Point layouts on the sphere that users bring, for the nearest-neighbour benchmark and tests:
+// Point layouts that users bring, for the nearest-neighbour benchmark and tests. On the sphere:
 // reference sets in one region, on a coastline-like ring, on tracks, in clusters, mixed with
-// uniform ones.
-// Points are row-major (lat, lon) in radians, generated from a seed.
+// uniform ones, as row-major (lat, lon) in radians. In 2-D and 3-D (euclidean_names): uniform,
+// clustered, track-shaped and duplicated sets in the unit square or cube, as row-major (x, y[, z]).
+// Each is generated from a seed.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernwerk::layouts {
@@ -181,6 +183,69 @@ inline point_pair make(const std::string& name, std::size_t n, std::size_t m, st
     auto clusters = g.make_clusters(std::max<std::size_t>(1, std::min<std::size_t>(3000, m / 16)));
     g.add_clustered(p.references, m, clusters);
     g.add_clustered(p.observations, n, clusters);
+  }
+  return p;
+}
+
+// The Euclidean layouts, by name.
+inline const std::vector<std::string>& euclidean_names() {
+  static const std::vector<std::string> all = {
+      "uniform",     // both sets uniform in the unit square or cube
+      "clusters",    // both sets in the same few thousand tight clusters of uneven size
+                     // (Gaussian, spreads 1e-4 to 1e-2; a particle or sensor catalogue)
+      "tracks",      // both sets on 3 straight segments across the cube, no thickness
+      "duplicates",  // every reference 8 times, observations uniform
+  };
+  return all;
+}
+
+// n observations and m references of a Euclidean layout in `dimension` (2 or 3) coordinates; an
+// unknown name gives empty sets.
+inline point_pair make_euclidean(const std::string& name, std::size_t n, std::size_t m, int dimension,
+                                 std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  point_pair p;
+  p.observations.reserve(std::size_t(dimension) * n);
+  p.references.reserve(std::size_t(dimension) * m);
+  const auto add_uniform = [&](std::vector<double>& points, std::size_t count) {
+    for (std::size_t i = 0; i < std::size_t(dimension) * count; ++i) points.push_back(unit(random));
+  };
+  if (name == "uniform") {
+    add_uniform(p.observations, n);
+    add_uniform(p.references, m);
+  } else if (name == "clusters") {
+    const std::size_t clusters = std::max<std::size_t>(1, std::min<std::size_t>(3000, m / 16));
+    std::vector<double> centres, spreads, weights;
+    for (std::size_t c = 0; c < clusters; ++c) {
+      for (int d = 0; d < dimension; ++d) centres.push_back(unit(random));
+      spreads.push_back(std::pow(10.0, -4.0 + 2.0 * unit(random)));
+      weights.push_back(1.0 / std::pow(double(c + 1), 1.1));  // the largest about a tenth
+    }
+    std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+    for (auto [points, count] : {std::pair{&p.references, m}, std::pair{&p.observations, n}})
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t c = pick(random);
+        for (int d = 0; d < dimension; ++d)
+          points->push_back(centres[c * dimension + d] + spreads[c] * normal(random));
+      }
+  } else if (name == "tracks") {
+    std::vector<double> ends;  // 3 segments: start and end points
+    for (int e = 0; e < 6 * dimension; ++e) ends.push_back(unit(random));
+    for (auto [points, count] : {std::pair{&p.references, m}, std::pair{&p.observations, n}})
+      for (std::size_t i = 0; i < count; ++i) {
+        const double* a = &ends[2 * dimension * (i % 3)];
+        const double t = unit(random);
+        for (int d = 0; d < dimension; ++d) points->push_back(a[d] + t * (a[dimension + d] - a[d]));
+      }
+  } else if (name == "duplicates") {
+    add_uniform(p.observations, n);
+    std::vector<double> distinct;
+    const std::size_t count = (m + 7) / 8;
+    add_uniform(distinct, count);
+    for (std::size_t j = 0; j < m; ++j)
+      for (int d = 0; d < dimension; ++d) p.references.push_back(distinct[dimension * (j % count) + d]);
   }
   return p;
 }

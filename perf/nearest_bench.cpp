@@ -3,6 +3,7 @@
 //
 //   kernwerk_bench_nearest [--sizes 16x13,16x16,24x14] [--variants generic,tuned,indexed]
 //                          [--layouts uniform,...|all] [--k 1,2,8,32] [--max-brute-pairs L]
+//                          [--metric haversine|euclidean] [--dimension 2,3]
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--small-build M] [--recycle 0|1]
@@ -38,6 +39,9 @@
 // first scan for k = 2 to 8 (gpu_impl::scan_policy). Of the host's: --host-simd the widest
 // vector path it may take (0 portable, 1 AVX2, 2 AVX-512; host::limit_simd_width), --host-windows 0
 // every scan from afar (host_impl::window_policy).
+// --metric euclidean times the Euclidean metric on the layouts of layouts::euclidean_names() in
+// each --dimension's coordinates (default 2,3) instead of the sphere's layouts (no tuned scan
+// covers it: its brute force is the generic one).
 // Each timed configuration is first spot-checked against the float64 brute force on 64
 // observations (outputs poisoned before); a wrong answer stops the benchmark. The timed runs
 // of one layout, size and k go round the variants in turn (median and best of --repeat each).
@@ -76,16 +80,17 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-points_view to_device(const std::vector<double>& values) {
-  points_view device("points", values.size() / 2, 2);
+points_view to_device(const std::vector<double>& values, std::size_t dimension) {
+  points_view device("points", values.size() / dimension, dimension);
   Kokkos::deep_copy(device, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                         Kokkos::MemoryUnmanaged>(values.data(), values.size() / 2, 2));
+                                         Kokkos::MemoryUnmanaged>(values.data(), values.size() / dimension,
+                                                                  dimension));
   return device;
 }
 
 struct record {
   std::string layout, variant;
-  std::size_t observations, references, k;
+  std::size_t dimension, observations, references, k;
   double median, best;
 };
 
@@ -102,6 +107,8 @@ int main(int argc, char* argv[]) {
   enum { device_inputs, pipelined, copied } host_inputs = device_inputs;
   std::size_t budget = 0;
   int max_brute_pairs = 0;  // log2; 0: no limit
+  std::string metric_text = "haversine", dimension_list = "2,3";
+  metric_kind metric = metric_kind::haversine;
   kernwerk::nearest_tuning tuning;
   for (int k = 1; k < argc; ++k) {
     const std::string flag = argv[k];
@@ -120,6 +127,8 @@ int main(int argc, char* argv[]) {
     else if (flag == "--host-inputs") host_inputs = value == "1" ? pipelined : value == "copy" ? copied : device_inputs;
     else if (flag == "--budget") budget = std::stoull(value);
     else if (flag == "--max-brute-pairs") max_brute_pairs = std::stoi(value);
+    else if (flag == "--metric") metric_text = value;
+    else if (flag == "--dimension") dimension_list = value;
     else if (flag == "--pipeline") kernwerk::impl::pipeline_policy::two_phase = value != "chunked";
     else if (flag == "--pipeline-chunks") kernwerk::impl::pipeline_policy::chunks = std::stoul(value);
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
@@ -145,6 +154,23 @@ int main(int argc, char* argv[]) {
     }
   }
 
+  try {
+    metric = parse_metric(metric_text, "--metric");
+  } catch (const std::exception& failure) {
+    std::fprintf(stderr, "%s\n", failure.what());
+    return 2;
+  }
+  std::vector<std::size_t> dimensions{2};  // (lat, lon)
+  if (metric == metric_kind::euclidean) {
+    dimensions.clear();
+    for (const auto& text : split(dimension_list, ',')) {
+      if (text != "2" && text != "3") {
+        std::fprintf(stderr, "--dimension: 2 or 3, not '%s'\n", text.c_str());
+        return 2;
+      }
+      dimensions.push_back(std::stoul(text));
+    }
+  }
   std::vector<record> records;
   // The records so far, written after each layout, size and k (a run cut short keeps them),
   // through a temporary file renamed over the last.
@@ -156,11 +182,13 @@ int main(int argc, char* argv[]) {
       out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
           << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"concurrency\": "
           << space().concurrency() << ",\n  \"kokkos_version\": " << KOKKOS_VERSION
-          << ",\n  \"metric\": \"haversine\",\n  \"precision\": \"float64 inputs\",\n"
+          << ",\n  \"metric\": \"" << to_string(metric) << "\",\n  \"precision\": \"float64 inputs\",\n"
           << "  \"repeat\": " << repeat << ",\n  \"results\": [\n";
       for (std::size_t k = 0; k < records.size(); ++k) {
         const auto& r = records[k];
-        out << "    {\"layout\": \"" << r.layout << "\", \"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
+        out << "    {\"layout\": \"" << r.layout << "\", ";
+        if (metric == metric_kind::euclidean) out << "\"dimension\": " << r.dimension << ", ";
+        out << "\"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": "
             << r.observations << ", \"references\": " << r.references
             << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
             << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
@@ -172,7 +200,15 @@ int main(int argc, char* argv[]) {
     return std::rename(part.c_str(), json.c_str()) == 0;
   };
   std::vector<std::string> layout_names = split(layout_list, ',');
-  if (layout_list.empty()) layout_names = layouts::names();
+  if (layout_list.empty())
+    layout_names = metric == metric_kind::euclidean ? layouts::euclidean_names() : layouts::names();
+  struct layout_case {
+    std::size_t dimension;
+    std::string layout;
+  };
+  std::vector<layout_case> cases;
+  for (const std::size_t dimension : dimensions)
+    for (const auto& layout : layout_names) cases.push_back({dimension, layout});
   try {
     // --sizes A/BxC/D: every A and B against every C and D (the size sweep).
     std::vector<std::string> size_list;
@@ -187,20 +223,25 @@ int main(int argc, char* argv[]) {
       if (logs.size() != 2) throw error("--sizes: '" + size + "' is not LOGOBSxLOGREF");
       const std::size_t n = std::size_t{1} << std::stoi(logs[0]);
       const std::size_t m = std::size_t{1} << std::stoi(logs[1]);
-      for (const auto& layout : layout_names) {
-        const auto sets = layouts::make(layout, n, m, 2026);
+      for (const auto& layout_case : cases) {
+        const std::size_t dimension = layout_case.dimension;
+        const std::string& layout = layout_case.layout;
+        const auto sets = metric == metric_kind::euclidean
+                              ? layouts::make_euclidean(layout, n, m, int(dimension), 2026)
+                              : layouts::make(layout, n, m, 2026);
         if (sets.observations.empty()) throw error("--layouts: unknown layout '" + layout + "'");
         const auto& obs_host = sets.observations;
         const auto& ref_host = sets.references;
-        const auto obs = to_device(obs_host);
-        const auto ref = to_device(ref_host);
+        const auto obs = to_device(obs_host, dimension);
+        const auto ref = to_device(ref_host, dimension);
         for (const auto& k_text : split(k_list, ',')) {
           const std::size_t k = std::stoul(k_text);
           matrix<std::int64_t> indices("indices", n, k);
           matrix<double> distances("distances", n, k);
           using host_points = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace,
                                            Kokkos::MemoryUnmanaged>;
-          const host_points obs_in_host(obs_host.data(), n, 2), ref_in_host(ref_host.data(), m, 2);
+          const host_points obs_in_host(obs_host.data(), n, dimension),
+              ref_in_host(ref_host.data(), m, dimension);
           auto indices_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), indices);
           auto distances_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), distances);
           // Every variant is warmed up and checked first; then the timed runs go round the
@@ -214,6 +255,8 @@ int main(int argc, char* argv[]) {
           std::vector<variant> runs;
           std::unique_ptr<spatial_index<space>> kept;   // the index variant's
           std::unique_ptr<spatial_index<space>> built;  // the build variant's latest
+          index_options index_metric;
+          index_metric.metric = metric;
           for (const auto& name : split(variants, ',')) {
             const bool brute_force = name != "index" && name != "build" && name != "indexed" && name != "auto";
             if (brute_force && max_brute_pairs > 0 && double(n) * double(m) > std::ldexp(1.0, max_brute_pairs))
@@ -222,7 +265,7 @@ int main(int argc, char* argv[]) {
             if (name == "index") {
               v.options.method = method_kind::indexed;
               v.report = {method_kind::indexed, "a kept index"};
-              if (!kept) kept = std::make_unique<spatial_index<space>>(space(), ref);
+              if (!kept) kept = std::make_unique<spatial_index<space>>(space(), ref, index_metric);
             } else if (name == "build") {
               v.options.method = method_kind::indexed;
               v.report = {method_kind::indexed, "an index built"};
@@ -234,13 +277,14 @@ int main(int argc, char* argv[]) {
               v.options.method = method_kind::brute;
               v.options.implementation = parse_implementation(name, "--variants");
             }
+            v.options.metric = metric;
             v.options.memory_budget = budget;
             v.options.tuning = tuning;
             runs.push_back(v);
           }
           const auto run = [&](variant& v) {
             if (v.name == "build") {
-              built = std::make_unique<spatial_index<space>>(space(), ref);
+              built = std::make_unique<spatial_index<space>>(space(), ref, index_metric);
               return;
             }
             if (v.name == "index") {
@@ -286,7 +330,7 @@ int main(int argc, char* argv[]) {
               Kokkos::deep_copy(indices_host, indices);
               Kokkos::deep_copy(distances_host, distances);
             }
-            const reference::points o{obs_host.data(), n, 2}, r{ref_host.data(), m, 2};
+            const reference::points o{obs_host.data(), n, dimension}, r{ref_host.data(), m, dimension};
             for (std::size_t s = 0; s < 64; ++s) {
               const std::size_t i = (s * 2654435761u) % n;
               const auto problem = reference::check_k(o, i, r, &indices_host(i, 0),
@@ -313,10 +357,12 @@ int main(int argc, char* argv[]) {
             if (host_inputs == copied) label += " (host inputs, copy then compute)";
             if (budget) label += " budget " + std::to_string(budget) + " bytes";
             if (v.name == "auto") label += std::string(" (ran ") + to_string(v.report.method) + ")";
-            records.push_back({layout, label, n, m, k, v.times[v.times.size() / 2], v.times.front()});
+            records.push_back({layout, label, dimension, n, m, k, v.times[v.times.size() / 2], v.times.front()});
             const auto& last = records.back();
+            const std::string shown =
+                metric == metric_kind::euclidean ? layout + " " + std::to_string(dimension) + "-D" : layout;
             std::printf("%-8s %-10s %-20s %9zu x %-7zu k %-2zu median %10.4f ms  best %10.4f ms  %s\n",
-                        space::name(), layout.c_str(), last.variant.c_str(), n, m, k,
+                        space::name(), shown.c_str(), last.variant.c_str(), n, m, k,
                         1e3 * last.median, 1e3 * last.best,
                         v.name == "auto" ? v.report.reason.c_str() : "");
             std::fflush(stdout);

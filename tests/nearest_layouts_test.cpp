@@ -171,6 +171,36 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: auto indexes Euclidean sets past a few pairs
 }
 TEST_CASE_TEMPLATE_APPLY(auto_euclidean, enabled_spaces);
 
+// The Euclidean layouts the benchmark times (perf/layouts.hpp: clusters, points on segments
+// with no thickness, every reference 8 times), 2-D and 3-D, every method and auto, the index's
+// search in cell order too, k = 1, 16 (the benchmark's) and 33 (lent lists).
+TEST_CASE_TEMPLATE_DEFINE("nearest: every Euclidean layout, every method", Space, euclidean_layouts) {
+  for (const auto& name : layouts::euclidean_names()) {
+    CAPTURE(name);
+    for (const int dimension : {2, 3}) {
+      CAPTURE(dimension);
+      const auto sets = layouts::make_euclidean(name, 300, 1200, dimension, 83);
+      auto observations = as_points(sets.observations), references = as_points(sets.references);
+      observations.dimension = references.dimension = std::size_t(dimension);
+      for (const std::size_t k : {1u, 16u, 33u}) {
+        CAPTURE(k);
+        auto all = variants<Space>(metric_kind::euclidean, int(k));
+        all.push_back({"auto", nearest_options{}});
+        all.push_back({"indexed in cell order", all[1].options});
+        all.back().options.tuning.order_min_concurrency = 0;
+        all.back().options.tuning.order_per_thread = 0;
+        for (auto& v : all) {
+          CAPTURE(v.name);
+          v.options.metric = metric_kind::euclidean;
+          check_all(observations, references, run_nearest<Space>(observations, references, v.options, k),
+                    v.options);
+        }
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(euclidean_layouts, enabled_spaces);
+
 // The cost model against its own tables: each tabled cell read back, the midpoints between
 // cells (log2 seconds halfway in log2 size), the line past the largest sizes, and the choice
 // without a probe the faster method of the table's cell.

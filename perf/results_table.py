@@ -25,6 +25,7 @@ BLOCKS = {"nearest": ("<!-- perf:nearest:begin -->", "<!-- perf:nearest:end -->"
           "mpi": ("<!-- perf:mpi:begin -->", "<!-- perf:mpi:end -->"),
           "calls": ("<!-- perf:calls:begin -->", "<!-- perf:calls:end -->"),
           "knn": ("<!-- perf:knn:begin -->", "<!-- perf:knn:end -->"),
+          "euclidean": ("<!-- perf:euclidean:begin -->", "<!-- perf:euclidean:end -->"),
           "python": ("<!-- perf:python:begin -->", "<!-- perf:python:end -->"),
           "dbscan": ("<!-- perf:dbscan:begin -->", "<!-- perf:dbscan:end -->"),
           "dense": ("<!-- perf:dense:begin -->", "<!-- perf:dense:end -->"),
@@ -311,6 +312,55 @@ def knn_table():
     return "\n".join(lines)
 
 
+def euclidean_table():
+    """The Euclidean metric per layout, dimension, size and k (euclidean-*.json from
+    kernwerk_bench_nearest --metric euclidean): the index built and queried in each call, a kept
+    index's queries, its build and auto, beside ArborX's BVH of float32 and float64 points on the
+    same machine (euclidean-peers-arborx-*.json) with its answers of 256 checked: farther
+    neighbours returned, and in brackets those that differ from the float64 brute force by index
+    only (another of equal distance, where ties go to the smallest index)."""
+    lines = [
+        "| machine | layout | dim | observations x references | k | indexed | kept index | build | auto | ArborX f32 (wrong) | ArborX f64 (wrong) | indexed / ArborX f32 | indexed / ArborX f64 | records |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    peers, peer_files = {}, {}
+    for run in load(os.path.join(RESULTS, "euclidean-peers-*.json")):
+        peer_files[run["machine"]] = run["file"]
+        for r in run["results"]:
+            precision = r["variant"].rsplit("-", 1)[-1]
+            peers[(run["machine"], r["layout"], r["dimension"], r["observations"], r["references"], r["k"],
+                   precision)] = r
+    for run in load(os.path.join(RESULTS, "euclidean-*.json")):
+        if os.path.basename(run["file"]).startswith("euclidean-peers-"):
+            continue
+        cases = {}
+        for r in run["results"]:
+            key = (r["layout"], r["dimension"], r["observations"], r["references"], r["k"])
+            cases.setdefault(key, {})[r["variant"].split(" ")[0]] = r
+        for (layout, dimension, n, m, k), by_variant in cases.items():
+            indexed = by_variant.get("indexed")
+            cells, ratios = [], []
+            for precision in ("f32", "f64"):
+                peer = peers.get((run["machine"], layout, dimension, n, m, k, precision))
+                if peer:
+                    cells.append(f"{median_shown(peer)} ({peer['wrong_distance_of_256']}; "
+                                 f"{peer['wrong_of_256'] - peer['wrong_distance_of_256']})")
+                else:
+                    cells.append("-")
+                if peer and indexed:
+                    value = indexed["median_seconds"] / peer["median_seconds"]
+                    ratios.append(f"{value:.2f}" + ("" if value <= 1.0 else " **slower**"))
+                else:
+                    ratios.append("-")
+            peer_shown = any(cell != "-" for cell in cells)
+            sources = f"`{run['file']}`" + (f", `{peer_files[run['machine']]}`" if peer_shown else "")
+            lines.append(
+                f"| {run['machine']} | {layout} | {dimension} | {power_size(n, m)} | {k} | {median_shown(indexed)} | "
+                f"{median_shown(by_variant.get('index'))} | {median_shown(by_variant.get('build'))} | "
+                f"{median_shown(by_variant.get('auto'))} | {' | '.join(cells)} | {' | '.join(ratios)} | {sources} |")
+    return "\n".join(lines)
+
+
 def python_table():
     """kernwerk.nearest from Python on CuPy arrays beside the course's Numba kernel and CuPy in
     one run (python-nearest-*.json, perf/python_nearest.py): kernwerk with its results left on
@@ -461,7 +511,7 @@ if __name__ == "__main__":
         os.path.join(ROOT, "docs", "performance.md"): (
             ("nearest", nearest_table), ("layouts", layouts_table), ("sweep", sweep_table),
             ("workloads", workloads_table),
-            ("mpi", mpi_table), ("calls", calls_table), ("knn", knn_table),
+            ("mpi", mpi_table), ("calls", calls_table), ("knn", knn_table), ("euclidean", euclidean_table),
             ("python", python_table), ("dbscan", dbscan_table), ("dense", dense_table),
             ("kokkos", kokkos_table)),
         os.path.join(ROOT, "README.md"): (("headline", headline_table),),

@@ -18,7 +18,6 @@
 // point returned, not just another one of equal distance).
 #include <ArborX.hpp>
 #include <Kokkos_Core.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -101,15 +100,18 @@ namespace {
 // One layout, size and k: the conversion of both sets to `Point`s by Convert, the build and the
 // query, timed together; then 256 observations' answers against the float64 brute force.
 template <class Point, class Convert>
-record time_arborx(const space& exec, const rows& obs, const rows& ref, const kernwerk::layouts::point_pair& sets,
-                   int k, int repeat, const kernwerk::nearest_options& options, const std::string& suffix) {
+record time_arborx(const space& exec, const rows& obs, const rows& ref,
+                   const kernwerk::layouts::point_pair& sets, int k, int repeat,
+                   const kernwerk::nearest_options& options, const std::string& suffix) {
   const std::size_t n = obs.extent(0), m = ref.extent(0), dimension = obs.extent(1);
   Kokkos::View<int*, memory> indices("indices", 0), offsets("offsets", 0);
   const auto run = [&] {
     Kokkos::View<Point*, memory> ref_points(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ref_points"), m);
     Kokkos::View<Point*, memory> obs_points(Kokkos::view_alloc(Kokkos::WithoutInitializing, "obs_points"), n);
-    Kokkos::parallel_for("peer::ref_points", Kokkos::RangePolicy<space>(exec, 0, m), Convert{ref, ref_points});
-    Kokkos::parallel_for("peer::obs_points", Kokkos::RangePolicy<space>(exec, 0, n), Convert{obs, obs_points});
+    Kokkos::parallel_for("peer::ref_points", Kokkos::RangePolicy<space>(exec, 0, m),
+                         Convert{ref, ref_points});
+    Kokkos::parallel_for("peer::obs_points", Kokkos::RangePolicy<space>(exec, 0, n),
+                         Convert{obs, obs_points});
     ArborX::BoundingVolumeHierarchy bvh(exec, ArborX::Experimental::attach_indices(ref_points));
     bvh.query(exec, nearest_queries<Point>{obs_points, k}, index_only{}, indices, offsets);
   };
@@ -125,14 +127,16 @@ record time_arborx(const space& exec, const rows& obs, const rows& ref, const ke
   std::sort(times.begin(), times.end());
   const auto indices_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
   const auto offsets_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), offsets);
-  const kernwerk::reference::points o{sets.observations.data(), n, dimension}, r{sets.references.data(), m, dimension};
+  const kernwerk::reference::points o{sets.observations.data(), n, dimension},
+      r{sets.references.data(), m, dimension};
   int wrong = 0, wrong_distance = 0;
   for (std::size_t s = 0; s < 256; ++s) {
     const std::size_t i = (s * 2654435761u) % n;
     const auto keys = kernwerk::reference::all_keys(o, i, r, options);
     const auto expected = kernwerk::reference::smallest_k(keys, std::size_t(k));
     std::vector<kernwerk::reference::neighbour> got;
-    for (int p = offsets_host(i); p < offsets_host(i + 1); ++p) got.push_back({indices_host(p), keys[indices_host(p)]});
+    for (int p = offsets_host(i); p < offsets_host(i + 1); ++p)
+      got.push_back({indices_host(p), keys[indices_host(p)]});
     std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) {
       return a.key < b.key || (a.key == b.key && a.index < b.index);
     });
@@ -146,7 +150,8 @@ record time_arborx(const space& exec, const rows& obs, const rows& ref, const ke
   }
   const std::string variant = "arborx-" + std::to_string(ARBORX_VERSION_MAJOR) + "." +
                               std::to_string(ARBORX_VERSION_MINOR) + "-bvh" + suffix;
-  return {"", variant, dimension, n, m, std::size_t(k), times[times.size() / 2], times.front(), wrong, wrong_distance};
+  return {"",    variant,       dimension, n, m, std::size_t(k), times[times.size() / 2], times.front(),
+          wrong, wrong_distance};
 }
 
 }  // namespace
@@ -163,39 +168,45 @@ int main(int argc, char* argv[]) {
       return 2;
     }
     const std::string value = argv[a + 1];
-    if (flag == "--sizes") sizes = value;
-    else if (flag == "--layouts") layout_list = value == "all" ? "" : value;
-    else if (flag == "--k") k_list = value;
-    else if (flag == "--metric") metric_text = value;
-    else if (flag == "--dimension") dimension_list = value;
-    else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
-    else if (flag == "--machine") machine = value;
-    else if (flag == "--json") json = value;
+    if (flag == "--sizes")
+      sizes = value;
+    else if (flag == "--layouts")
+      layout_list = value == "all" ? "" : value;
+    else if (flag == "--k")
+      k_list = value;
+    else if (flag == "--metric")
+      metric_text = value;
+    else if (flag == "--dimension")
+      dimension_list = value;
+    else if (flag == "--repeat")
+      repeat = std::max(1, std::stoi(value));
+    else if (flag == "--machine")
+      machine = value;
+    else if (flag == "--json")
+      json = value;
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
     }
   }
   kernwerk::nearest_options options;
-  if (metric_text == "euclidean") options.metric = kernwerk::metric_kind::euclidean;
+  if (metric_text == "euclidean")
+    options.metric = kernwerk::metric_kind::euclidean;
   else if (metric_text != "haversine") {
     std::fprintf(stderr, "--metric: haversine or euclidean, not '%s'\n", metric_text.c_str());
     return 2;
   }
   const bool euclidean = options.metric == kernwerk::metric_kind::euclidean;
-  std::vector<std::size_t> dimensions{2};  // (lat, lon)
-  if (euclidean) {
-    dimensions.clear();
-    for (const auto& text : split(dimension_list, ',')) {
-      if (text != "2" && text != "3") {
-        std::fprintf(stderr, "--dimension: 2 or 3, not '%s'\n", text.c_str());
-        return 2;
-      }
-      dimensions.push_back(std::stoul(text));
-    }
+  // (lat, lon) on the sphere
+  const auto dimensions =
+      euclidean ? kernwerk::layouts::euclidean_dimensions(dimension_list) : std::vector<std::size_t>{2};
+  if (dimensions.empty()) {
+    std::fprintf(stderr, "--dimension: 2 or 3, or both as 2,3; not '%s'\n", dimension_list.c_str());
+    return 2;
   }
   std::vector<std::string> layout_names = split(layout_list, ',');
-  if (layout_list.empty()) layout_names = euclidean ? kernwerk::layouts::euclidean_names() : kernwerk::layouts::names();
+  if (layout_list.empty())
+    layout_names = euclidean ? kernwerk::layouts::euclidean_names() : kernwerk::layouts::names();
   std::vector<record> records;
   // The records so far, written after each layout, size and k (a run cut short keeps them),
   // through a temporary file renamed over the last.
@@ -205,20 +216,22 @@ int main(int argc, char* argv[]) {
     {
       std::ofstream out(part);
       out << "{\n  \"benchmark\": \"nearest\",\n  \"machine\": \"" << machine
-          << "\",\n  \"execution_space\": \"" << space::name() << "\",\n  \"kokkos_version\": "
-          << KOKKOS_VERSION << ",\n  \"metric\": \""
+          << "\",\n  \"execution_space\": \"" << space::name()
+          << "\",\n  \"kokkos_version\": " << KOKKOS_VERSION << ",\n  \"metric\": \""
           << (euclidean ? "euclidean" : "haversine (argmin by float32 chord)") << "\",\n"
-          << "  \"precision\": \"" << (euclidean ? "float32 (-f32) and float64 (-f64) points" : "float32 unit vectors")
+          << "  \"precision\": \""
+          << (euclidean ? "float32 (-f32) and float64 (-f64) points" : "float32 unit vectors")
           << "\",\n  \"repeat\": " << repeat << ",\n  \"note\": \"ArborX " << ARBORX_VERSION_MAJOR << "."
-          << ARBORX_VERSION_MINOR << " BVH: float64 rows in device memory, conversion, build and query timed\",\n"
+          << ARBORX_VERSION_MINOR
+          << " BVH: float64 rows in device memory, conversion, build and query timed\",\n"
           << "  \"results\": [\n";
       for (std::size_t q = 0; q < records.size(); ++q) {
         const auto& r = records[q];
         out << "    {\"layout\": \"" << r.layout << "\", ";
         if (euclidean) out << "\"dimension\": " << r.dimension << ", ";
-        out << "\"k\": " << r.k << ", \"variant\": \"" << r.variant << "\", \"observations\": " << r.observations
-            << ", \"references\": " << r.references << ", \"median_seconds\": " << r.median
-            << ", \"best_seconds\": " << r.best
+        out << "\"k\": " << r.k << ", \"variant\": \"" << r.variant
+            << "\", \"observations\": " << r.observations << ", \"references\": " << r.references
+            << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
             << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median
             << ", \"wrong_of_256\": " << r.wrong << ", \"wrong_distance_of_256\": " << r.wrong_distance << "}"
             << (q + 1 < records.size() ? "," : "") << "\n";
@@ -241,7 +254,8 @@ int main(int argc, char* argv[]) {
           std::fprintf(stderr, "--layouts: unknown layout '%s'\n", layout.c_str());
           return 2;
         }
-        using host_rows = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+        using host_rows =
+            Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
         rows obs("obs", n, dimension), ref("ref", m, dimension);
         Kokkos::deep_copy(obs, host_rows(sets.observations.data(), n, dimension));
         Kokkos::deep_copy(ref, host_rows(sets.references.data(), m, dimension));
@@ -249,26 +263,28 @@ int main(int argc, char* argv[]) {
           const int k = std::stoi(k_text);
           std::vector<record> found;
           if (!euclidean) {
-            found.push_back(time_arborx<ArborX::Point<3, float>, to_unit_vectors>(exec, obs, ref, sets, k, repeat,
-                                                                                 options, ""));
+            found.push_back(time_arborx<ArborX::Point<3, float>, to_unit_vectors>(exec, obs, ref, sets, k,
+                                                                                  repeat, options, ""));
           } else if (dimension == 2) {
-            found.push_back(time_arborx<ArborX::Point<2, float>, to_points<2, float>>(exec, obs, ref, sets, k, repeat,
-                                                                                     options, "-f32"));
-            found.push_back(time_arborx<ArborX::Point<2, double>, to_points<2, double>>(exec, obs, ref, sets, k,
-                                                                                       repeat, options, "-f64"));
+            found.push_back(time_arborx<ArborX::Point<2, float>, to_points<2, float>>(
+                exec, obs, ref, sets, k, repeat, options, "-f32"));
+            found.push_back(time_arborx<ArborX::Point<2, double>, to_points<2, double>>(
+                exec, obs, ref, sets, k, repeat, options, "-f64"));
           } else {
-            found.push_back(time_arborx<ArborX::Point<3, float>, to_points<3, float>>(exec, obs, ref, sets, k, repeat,
-                                                                                     options, "-f32"));
-            found.push_back(time_arborx<ArborX::Point<3, double>, to_points<3, double>>(exec, obs, ref, sets, k,
-                                                                                       repeat, options, "-f64"));
+            found.push_back(time_arborx<ArborX::Point<3, float>, to_points<3, float>>(
+                exec, obs, ref, sets, k, repeat, options, "-f32"));
+            found.push_back(time_arborx<ArborX::Point<3, double>, to_points<3, double>>(
+                exec, obs, ref, sets, k, repeat, options, "-f64"));
           }
           for (auto& r : found) {
             r.layout = layout;
             records.push_back(r);
             const std::string shown = euclidean ? layout + " " + std::to_string(dimension) + "-D" : layout;
-            std::printf("%-16s %-13s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  wrong %d/256 (distance %d/256)\n",
-                        r.variant.c_str(), shown.c_str(), n, m, k, 1e3 * r.median, 1e3 * r.best, r.wrong,
-                        r.wrong_distance);
+            std::printf(
+                "%-16s %-13s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  wrong %d/256 (distance "
+                "%d/256)\n",
+                r.variant.c_str(), shown.c_str(), n, m, k, 1e3 * r.median, 1e3 * r.best, r.wrong,
+                r.wrong_distance);
             std::fflush(stdout);
           }
           if (!save()) {

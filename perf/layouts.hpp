@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -197,6 +198,18 @@ inline const std::vector<std::string>& euclidean_names() {
       "duplicates",  // every reference 8 times, observations uniform
   };
   return all;
+}
+
+// The dimensions of a comma-separated list of 2s and 3s (the benchmarks' --dimension); empty
+// where an entry is neither.
+inline std::vector<std::size_t> euclidean_dimensions(const std::string& list) {
+  std::vector<std::size_t> dimensions;
+  std::stringstream stream(list);
+  for (std::string entry; std::getline(stream, entry, ',');) {
+    if (entry != "2" && entry != "3") return {};
+    dimensions.push_back(entry == "2" ? 2 : 3);
+  }
+  return dimensions;
 }
 
 // n observations and m references of a Euclidean layout in `dimension` (2 or 3) coordinates; an

@@ -160,16 +160,12 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "%s\n", failure.what());
     return 2;
   }
-  std::vector<std::size_t> dimensions{2};  // (lat, lon)
-  if (metric == metric_kind::euclidean) {
-    dimensions.clear();
-    for (const auto& text : split(dimension_list, ',')) {
-      if (text != "2" && text != "3") {
-        std::fprintf(stderr, "--dimension: 2 or 3, not '%s'\n", text.c_str());
-        return 2;
-      }
-      dimensions.push_back(std::stoul(text));
-    }
+  // (lat, lon) on the sphere
+  const auto dimensions = metric == metric_kind::euclidean ? layouts::euclidean_dimensions(dimension_list)
+                                                           : std::vector<std::size_t>{2};
+  if (dimensions.empty()) {
+    std::fprintf(stderr, "--dimension: 2 or 3, or both as 2,3; not '%s'\n", dimension_list.c_str());
+    return 2;
   }
   std::vector<record> records;
   // The records so far, written after each layout, size and k (a run cut short keeps them),

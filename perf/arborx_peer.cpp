@@ -18,6 +18,7 @@
 // point returned, not just another one of equal distance).
 #include <ArborX.hpp>
 #include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernwerk/reference.hpp"
@@ -97,12 +99,14 @@ struct ArborX::AccessTraits<nearest_queries<Point>> {
 
 namespace {
 
-// One layout, size and k: the conversion of both sets to `Point`s by Convert, the build and the
-// query, timed together; then 256 observations' answers against the float64 brute force.
-template <class Point, class Convert>
-record time_arborx(const space& exec, const rows& obs, const rows& ref,
+// One layout, size and k: the conversion of both sets to ArborX's Point<D, T> by Convert, the
+// build and the query, timed together; then 256 observations' answers against the float64 brute
+// force.
+template <int D, class T, class Convert>
+record time_arborx(const space& exec, const std::string& layout, const rows& obs, const rows& ref,
                    const kernwerk::layouts::point_pair& sets, int k, int repeat,
-                   const kernwerk::nearest_options& options, const std::string& suffix) {
+                   const kernwerk::nearest_options& options) {
+  using Point = ArborX::Point<D, T>;
   const std::size_t n = obs.extent(0), m = ref.extent(0), dimension = obs.extent(1);
   Kokkos::View<int*, memory> indices("indices", 0), offsets("offsets", 0);
   const auto run = [&] {
@@ -148,9 +152,13 @@ record time_arborx(const space& exec, const rows& obs, const rows& ref,
     wrong += same_index ? 0 : 1;
     wrong_distance += same_key ? 0 : 1;
   }
+  // Euclidean variants are named by their points' precision (the sphere's are float32 alone).
+  const char* precision = options.metric != kernwerk::metric_kind::euclidean ? ""
+                          : std::is_same_v<T, float>                         ? "-f32"
+                                                                             : "-f64";
   const std::string variant = "arborx-" + std::to_string(ARBORX_VERSION_MAJOR) + "." +
-                              std::to_string(ARBORX_VERSION_MINOR) + "-bvh" + suffix;
-  return {"",    variant,       dimension, n, m, std::size_t(k), times[times.size() / 2], times.front(),
+                              std::to_string(ARBORX_VERSION_MINOR) + "-bvh" + precision;
+  return {layout, variant, dimension, n, m, std::size_t(k), times[times.size() / 2], times.front(),
           wrong, wrong_distance};
 }
 
@@ -168,30 +176,21 @@ int main(int argc, char* argv[]) {
       return 2;
     }
     const std::string value = argv[a + 1];
-    if (flag == "--sizes")
-      sizes = value;
-    else if (flag == "--layouts")
-      layout_list = value == "all" ? "" : value;
-    else if (flag == "--k")
-      k_list = value;
-    else if (flag == "--metric")
-      metric_text = value;
-    else if (flag == "--dimension")
-      dimension_list = value;
-    else if (flag == "--repeat")
-      repeat = std::max(1, std::stoi(value));
-    else if (flag == "--machine")
-      machine = value;
-    else if (flag == "--json")
-      json = value;
+    if (flag == "--sizes") sizes = value;
+    else if (flag == "--layouts") layout_list = value == "all" ? "" : value;
+    else if (flag == "--k") k_list = value;
+    else if (flag == "--metric") metric_text = value;
+    else if (flag == "--dimension") dimension_list = value;
+    else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
+    else if (flag == "--machine") machine = value;
+    else if (flag == "--json") json = value;
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
     }
   }
   kernwerk::nearest_options options;
-  if (metric_text == "euclidean")
-    options.metric = kernwerk::metric_kind::euclidean;
+  if (metric_text == "euclidean") options.metric = kernwerk::metric_kind::euclidean;
   else if (metric_text != "haversine") {
     std::fprintf(stderr, "--metric: haversine or euclidean, not '%s'\n", metric_text.c_str());
     return 2;
@@ -261,31 +260,23 @@ int main(int argc, char* argv[]) {
         Kokkos::deep_copy(ref, host_rows(sets.references.data(), m, dimension));
         for (const auto& k_text : split(k_list, ',')) {
           const int k = std::stoi(k_text);
-          std::vector<record> found;
-          if (!euclidean) {
-            found.push_back(time_arborx<ArborX::Point<3, float>, to_unit_vectors>(exec, obs, ref, sets, k,
-                                                                                  repeat, options, ""));
-          } else if (dimension == 2) {
-            found.push_back(time_arborx<ArborX::Point<2, float>, to_points<2, float>>(
-                exec, obs, ref, sets, k, repeat, options, "-f32"));
-            found.push_back(time_arborx<ArborX::Point<2, double>, to_points<2, double>>(
-                exec, obs, ref, sets, k, repeat, options, "-f64"));
-          } else {
-            found.push_back(time_arborx<ArborX::Point<3, float>, to_points<3, float>>(
-                exec, obs, ref, sets, k, repeat, options, "-f32"));
-            found.push_back(time_arborx<ArborX::Point<3, double>, to_points<3, double>>(
-                exec, obs, ref, sets, k, repeat, options, "-f64"));
-          }
-          for (auto& r : found) {
-            r.layout = layout;
+          const auto add = [&](const record& r) {
             records.push_back(r);
             const std::string shown = euclidean ? layout + " " + std::to_string(dimension) + "-D" : layout;
-            std::printf(
-                "%-16s %-13s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  wrong %d/256 (distance "
-                "%d/256)\n",
-                r.variant.c_str(), shown.c_str(), n, m, k, 1e3 * r.median, 1e3 * r.best, r.wrong,
-                r.wrong_distance);
+            std::printf("%-16s %-13s %9zu x %-7zu k %-2d median %10.4f ms  best %10.4f ms  "
+                        "wrong %d/256 (distance %d/256)\n",
+                        r.variant.c_str(), shown.c_str(), n, m, k, 1e3 * r.median, 1e3 * r.best, r.wrong,
+                        r.wrong_distance);
             std::fflush(stdout);
+          };
+          if (!euclidean) {
+            add(time_arborx<3, float, to_unit_vectors>(exec, layout, obs, ref, sets, k, repeat, options));
+          } else if (dimension == 2) {
+            add(time_arborx<2, float, to_points<2, float>>(exec, layout, obs, ref, sets, k, repeat, options));
+            add(time_arborx<2, double, to_points<2, double>>(exec, layout, obs, ref, sets, k, repeat, options));
+          } else {
+            add(time_arborx<3, float, to_points<3, float>>(exec, layout, obs, ref, sets, k, repeat, options));
+            add(time_arborx<3, double, to_points<3, double>>(exec, layout, obs, ref, sets, k, repeat, options));
           }
           if (!save()) {
             std::fprintf(stderr, "kernwerk_peer_arborx: cannot write %s\n", json.c_str());

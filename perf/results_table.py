@@ -316,9 +316,9 @@ def euclidean_table():
     """The Euclidean metric per layout, dimension, size and k (euclidean-*.json from
     kernwerk_bench_nearest --metric euclidean): the index built and queried in each call, a kept
     index's queries, its build and auto, beside ArborX's BVH of float32 and float64 points on the
-    same machine (euclidean-peers-arborx-*.json) with its answers of 256 checked: farther
-    neighbours returned, and in brackets those that differ from the float64 brute force by index
-    only (another of equal distance, where ties go to the smallest index)."""
+    same machine (euclidean-peers-arborx-*.json) with its answers of 256 checked: in brackets the
+    farther neighbours returned, then those that differ from the float64 brute force by index only
+    (another of equal distance, where ties go to the smallest index)."""
     lines = [
         "| machine | layout | dim | observations x references | k | indexed | kept index | build | auto | ArborX f32 (wrong) | ArborX f64 (wrong) | indexed / ArborX f32 | indexed / ArborX f64 | records |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -10,7 +10,8 @@ schema (one record per variant, layout, dimension and k).
                                        [--sizes 1e5,1e6] [--k 1,16] [--repeat 3]
                                        [--layouts uniform,clusters,tracks,duplicates]
 
-kernwerk runs with method="auto" (its report says which method ran; the record names it).
+SciPy comes from Debian's python3-scipy (./kw does not install it: no test or ./kw bench step uses
+this script). kernwerk runs with method="auto" (its report says which method ran; the record names it).
 Every answer is checked against cKDTree's distances (equal to rounding: "wrong" counts the
 observations whose k-th distance differs by more than 1e-12 relative).
 """

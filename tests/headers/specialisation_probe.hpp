@@ -25,6 +25,8 @@ template <class ExecutionSpace> struct integrate_tuned;
 template <class ExecutionSpace, class X> struct sum_tuned;
 template <class ExecutionSpace> struct transform_tuned;
 template <class ExecutionSpace> struct launch_tuned;
+template <class ExecutionSpace> struct cg_step_tuned;
+template <class Space> struct qr_panel_tuned;
 template <class ExecutionSpace, class A, class B, class C> struct gemm_tuned;
 template <class ExecutionSpace, class A, class B, class C> struct gemm_vendor;
 template <class ExecutionSpace> struct matmul_colsum_tuned;
@@ -69,8 +71,7 @@ using output = Kokkos::View<double**, Kokkos::LayoutLeft, typename Space::memory
 
 // What the build's options select for Space: its backend's nearest scan, vendor sort, staging
 // (page-locked copies), GPU kernels (diffuse, integrate, sum, transform, gemm, matmul_colsum,
-// the plain launches)
-// and vendor gemm, QR and FFT.
+// the plain launches, the CG step, the QR panel step) and vendor gemm, QR and FFT.
 template <class Space, bool nearest, bool sort, bool staging, bool kernels, bool gemm, bool qr,
           bool fft>
 struct check {
@@ -84,6 +85,8 @@ struct check {
   static_assert(selects<kernwerk::impl::sum_tuned<Space, vector<Space>>>(kernels), "sum_tuned");
   static_assert(selects<kernwerk::impl::transform_tuned<Space>>(kernels), "transform_tuned");
   static_assert(selects<kernwerk::impl::launch_tuned<Space>>(kernels), "launch_tuned");
+  static_assert(selects<kernwerk::impl::cg_step_tuned<Space>>(kernels), "cg_step_tuned");
+  static_assert(selects<kernwerk::impl::qr_panel_tuned<Space>>(kernels), "qr_panel_tuned");
   static_assert(selects<kernwerk::impl::gemm_tuned<Space, input<Space>, input<Space>, output<Space>>>(kernels),
                 "gemm_tuned");
   static_assert(selects<kernwerk::impl::matmul_colsum_tuned<Space>>(kernels), "matmul_colsum_tuned");
@@ -135,6 +138,7 @@ static_assert(kernwerk_probe::check<Kokkos::Experimental::HIP, KERNWERK_ENABLE_H
 #include "kernwerk/transform.hpp"
 #include "kernwerk/within.hpp"
 #include "kernwerk/impl/dense/fft_vendor.hpp"
+#include "kernwerk/impl/dense/qr.hpp"
 #include "kernwerk/impl/dense/qr_vendor.hpp"
 #if KERNWERK_PROBE_MPI
 #include "kernwerk/mpi/nearest.hpp"

@@ -21,6 +21,13 @@
 
 namespace kernwerk::impl {
 
+// A backend folder specialises cg_step_tuned with `available = true`, `blocks(n)` (the partial
+// sums a step over n rows takes) and `run(space, step, n, partials, arrived, target)`: a CSR
+// step (csr_step) whose sums reach *target, with `arrived` 0 before and after.
+template <class ExecutionSpace>
+struct cg_step_tuned {
+  static constexpr bool available = false;
+};
 
 template <class T>
 struct is_csr : std::false_type {};
@@ -313,8 +320,21 @@ struct csr_operator {
   using memory = typename ExecutionSpace::memory_space;
   using vector = Kokkos::View<double*, memory>;
   using policy = index_policy<ExecutionSpace>;
+  using tuned = cg_step_tuned<ExecutionSpace>;
   Csr a;
+  // the tuned step's partial sums and its count of blocks done (none without one)
+  Kokkos::View<cg_sums*, memory> partials;
+  Kokkos::View<unsigned, memory> arrived;
   static constexpr bool two_copies = true;
+
+  explicit csr_operator(const Csr& matrix) : a(matrix) {
+    if constexpr (tuned::available) {
+      const std::int64_t n = std::int64_t(a.row_starts.extent(0)) - 1;
+      partials = Kokkos::View<cg_sums*, memory>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::cg::partials"),
+                                                tuned::blocks(n));
+      arrived = Kokkos::View<unsigned, memory>("kernwerk::cg::arrived");
+    }
+  }
 
   void product(const ExecutionSpace& space, const vector& in, const vector& out, cg_sums* target) const {
     Kokkos::parallel_reduce("kernwerk::cg::csr_product",
@@ -329,7 +349,10 @@ struct csr_operator {
                                              v.r[out], v.s[out], v.q[out], k};
     const cg_sums_into<memory> into(record.sums_of(k + 1));
     const std::int64_t n = std::int64_t(v.x.extent(0));
-    if constexpr (teams::host)
+    if constexpr (tuned::available) {
+      const launch_label named("kernwerk::cg::csr_step", true);
+      tuned::run(space, step, n, partials.data(), arrived.data(), record.sums_of(k + 1));
+    } else if constexpr (teams::host)
       Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + teams::rows - 1) / teams::rows)),
                               csr_step_range<ExecutionSpace, Csr>{step}, into);
     else
@@ -417,7 +440,7 @@ auto make_operator(const ExecutionSpace& space, const Matrix& a, const B& b, con
                                  " has a column outside [0, " + std::to_string(n) +
                                  ") or a non-finite value");
     }
-    return csr_operator<ExecutionSpace, Matrix>{a};
+    return csr_operator<ExecutionSpace, Matrix>(a);
   } else {
     require_matrix_view<ExecutionSpace, Matrix>();
     static_assert(Matrix::rank == 2, "kernwerk::conjugate_gradient: a dense A is a rank-2 View");
@@ -547,3 +570,13 @@ cg_outcome conjugate_gradient_generic(const ExecutionSpace& space, const Operato
 }
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of cg_step_tuned come with its declaration (one set for every
+// translation unit).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/cg.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/cg.hpp"
+#endif

@@ -11,10 +11,18 @@
 #include <utility>
 
 #include "kernwerk/impl/dense/gemm.hpp"
+#include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/linear_algebra.hpp"
 
 namespace kernwerk::impl {
+
+// A backend folder specialises qr_panel_tuned with `available = true` and
+// `run(space, step, teams)`: householder_qr's panel_step as a plain launch of `teams` teams.
+template <class Space>
+struct qr_panel_tuned {
+  static constexpr bool available = false;
+};
 
 template <class Space, class T>
 struct householder_qr {
@@ -94,6 +102,7 @@ struct householder_qr {
   // column: it finishes column j from the sums the last launch left (||x||, x^T c and row j), and
   // leaves those of column j + 1 from its own rows. A warp per column, its lanes on rows.
   struct panel_step {
+    using value_type = T;
     block_view panel;
     vector tau;  // of the panel's columns, from `first`
     std::int64_t first;
@@ -207,10 +216,15 @@ struct householder_qr {
     void operator()(const Space& space, const block_view& panel, const vector& tau,
                     std::int64_t first) const {
       const int teams = int((panel.extent(0) + rows - 1) / rows);
-      const Kokkos::TeamPolicy<Space> policy(space, teams, threads, lanes);
-      for (int j = -1; j < int(panel.extent(1)); ++j)
-        Kokkos::parallel_for("kernwerk::qr::panel_step", policy,
-                             panel_step{panel, tau, first, j, rows, teams, sums, head});
+      for (int j = -1; j < int(panel.extent(1)); ++j) {
+        const panel_step step{panel, tau, first, j, rows, teams, sums, head};
+        if constexpr (qr_panel_tuned<Space>::available) {
+          const launch_label named("kernwerk::qr::panel_step", false);
+          qr_panel_tuned<Space>::run(space, step, teams);
+        } else {
+          Kokkos::parallel_for("kernwerk::qr::panel_step", Kokkos::TeamPolicy<Space>(space, teams, threads, lanes), step);
+        }
+      }
     }
   };
 
@@ -218,13 +232,10 @@ struct householder_qr {
   static void explicit_reflectors(const Space& space, const block_view& panel,
                                   const block_view& v) {
     const std::int64_t p = panel.extent(0), kb = panel.extent(1);
-    Kokkos::parallel_for(
-        "kernwerk::qr::reflectors",
-        Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
-            space, {0, 0}, {p, kb}),
-        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-          v(i, j) = i > j ? panel(i, j) : (i == j ? T(1) : T(0));
-        });
+    launch_for("kernwerk::qr::reflectors", space, p * kb, KOKKOS_LAMBDA(std::int64_t e) {
+      const std::int64_t i = e % p, j = e / p;
+      v(i, j) = i > j ? panel(i, j) : (i == j ? T(1) : T(0));
+    });
   }
 
   // T (kb x kb, upper triangular, zeros below) with H(0) ... H(kb-1) = I - V T V^T (LAPACK's
@@ -236,17 +247,15 @@ struct householder_qr {
                                 const block_view& gram) {
     const std::int64_t kb = v.extent(1);
     product(space, 1.0, transposed(v), v, 0.0, gram);
-    Kokkos::parallel_for(
-        "kernwerk::qr::triangular_factor", Kokkos::RangePolicy<Space>(space, 0, kb),
-        KOKKOS_LAMBDA(int i) {
-          for (std::int64_t j = 0; j < i; ++j) t(i, j) = 0;
-          t(i, i) = tau(first + i);
-          for (std::int64_t j = i + 1; j < kb; ++j) {
-            T s = 0;
-            for (std::int64_t l = i; l < j; ++l) s += t(i, l) * gram(l, j);
-            t(i, j) = -tau(first + j) * s;
-          }
-        });
+    launch_for("kernwerk::qr::triangular_factor", space, kb, KOKKOS_LAMBDA(std::int64_t i) {
+      for (std::int64_t j = 0; j < i; ++j) t(i, j) = 0;
+      t(i, i) = tau(first + i);
+      for (std::int64_t j = i + 1; j < kb; ++j) {
+        T s = 0;
+        for (std::int64_t l = i; l < j; ++l) s += t(i, l) * gram(l, j);
+        t(i, j) = -tau(first + j) * s;
+      }
+    });
   }
 
   // C := H C (transpose false) or H^T C, H = I - V T V^T, C p x nc (nc <= the block's width).
@@ -323,11 +332,10 @@ struct householder_qr {
     const std::int64_t m = q.extent(0), p = q.extent(1);
     const work reflectors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::reflectors"), m, k);
     Kokkos::deep_copy(space, reflectors, part(q, 0, 0, m, k));
-    Kokkos::parallel_for(
-        "kernwerk::qr::identity",
-        Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
-            space, {0, 0}, {m, p}),
-        KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { q(i, j) = i == j ? T(1) : T(0); });
+    launch_for("kernwerk::qr::identity", space, m * p, KOKKOS_LAMBDA(std::int64_t e) {
+      const std::int64_t i = e % m, j = e / m;
+      q(i, j) = i == j ? T(1) : T(0);
+    });
     if (k == 0) return;
     const scratch s(m, p);
     const block_view stored = part(reflectors, 0, 0, m, k);
@@ -341,3 +349,13 @@ struct householder_qr {
 };
 
 }  // namespace kernwerk::impl
+
+// The backends' specialisations of qr_panel_tuned come with its declaration (one set for every
+// translation unit).
+#include "kernwerk/config.hpp"
+#if KERNWERK_ENABLE_CUDA_TUNED
+#include "kernwerk/cuda/qr_panel.hpp"
+#endif
+#if KERNWERK_ENABLE_HIP_TUNED
+#include "kernwerk/hip/qr_panel.hpp"
+#endif

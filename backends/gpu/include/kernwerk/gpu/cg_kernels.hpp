@@ -1,0 +1,105 @@
+#pragma once
+// A CSR conjugate-gradient step (impl::csr_step) as one plain GPU launch, written once for CUDA
+// and HIP (impl::cg_step_tuned): a thread a row; the step's scalars worked out once a block
+// rather than once a row; the block's sums joined through shuffles, written as the block's
+// partial, and the last block to finish joins the partials in block order (the same result
+// whatever the scheduling) into the step's record. Kokkos' team reduction took a launch's
+// host time and a row's instructions over the step's memory traffic (Nsight Compute on the
+// H200: perf/results/issue48-cg-cuda-h200.json).
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace kernwerk::gpu_impl {
+
+constexpr int cg_step_threads = 256;
+
+// A value of plain doubles (cg_sums), read through volatile: another block wrote it, and a
+// multiprocessor's L1 does not see other blocks' writes.
+template <class Value>
+__device__ Value load_other_block(const Value* value) {
+  constexpr int count = int(sizeof(Value) / sizeof(double));
+  Value out;
+  for (int c = 0; c < count; ++c)
+    reinterpret_cast<double*>(&out)[c] = reinterpret_cast<const volatile double*>(value)[c];
+  return out;
+}
+
+// The block's values joined by add(other); thread 0 gets the total (a fixed order).
+template <class Runtime, class Value>
+__device__ Value join_over_block(Value value) {
+  static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) % sizeof(double) == 0,
+                "a value of plain doubles");
+  constexpr int count = int(sizeof(Value) / sizeof(double));
+  constexpr int lanes = Runtime::warp_size, warps = cg_step_threads / lanes;
+  for (int offset = lanes / 2; offset > 0; offset /= 2) {
+    Value other;
+    for (int c = 0; c < count; ++c)
+      reinterpret_cast<double*>(&other)[c] = Runtime::shuffle_down(reinterpret_cast<const double*>(&value)[c], offset);
+    value.add(other);
+  }
+  struct alignas(Value) slot {  // raw bytes: the value type has initialisers
+    unsigned char bytes[sizeof(Value)];
+  };
+  __shared__ slot slots[warps];
+  Value* per_warp = reinterpret_cast<Value*>(slots);
+  const int lane = int(threadIdx.x) % lanes, warp = int(threadIdx.x) / lanes;
+  if (lane == 0) per_warp[warp] = value;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < warps; ++w) value.add(per_warp[w]);
+  return value;
+}
+
+// Step s.k over rows [0, n): partials holds a value a block, *arrived counts the blocks that
+// wrote theirs (0 before the launch; the last block leaves it 0 again).
+template <class Runtime, class Step, class Sums>
+__global__ void __launch_bounds__(cg_step_threads)
+    cg_csr_step(const Step s, std::int64_t n, Sums* partials, unsigned* arrived, Sums* target) {
+  __shared__ double alpha, beta;
+  __shared__ int go, last;
+  if (threadIdx.x == 0) {
+    const auto scalars = s.record.begin(s.k, blockIdx.x == 0);
+    alpha = scalars.alpha;
+    beta = scalars.beta;
+    go = scalars.go;  // the same in every block: the test reads what the step before left
+  }
+  __syncthreads();
+  if (!go) return;
+  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
+  Sums sums{};
+  if (i < n) s.row(i, alpha, beta, sums);
+  sums = join_over_block<Runtime>(sums);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = sums;
+    __threadfence();  // the partial before the count
+    last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  Sums total{};
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += cg_step_threads) total.add(load_other_block(partials + b));
+  total = join_over_block<Runtime>(total);
+  if (threadIdx.x == 0) {
+    *target = total;
+    *arrived = 0;
+  }
+}
+
+template <class Runtime>
+struct gpu_cg_step {
+  static constexpr bool available = true;
+  // The blocks of a step over n rows (a partial each).
+  static std::int64_t blocks(std::int64_t n) { return (n + cg_step_threads - 1) / cg_step_threads; }
+  template <class Step, class Sums>
+  static void run(const typename Runtime::execution_space& space, const Step& step, std::int64_t n,
+                  Sums* partials, unsigned* arrived, Sums* target) {
+    cg_csr_step<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, Runtime::stream(space)>>>(step, n, partials,
+                                                                                               arrived, target);
+    Runtime::check_launch("kernwerk cg step");
+  }
+};
+
+}  // namespace kernwerk::gpu_impl

@@ -271,7 +271,7 @@ TEST_CASE_TEMPLATE_DEFINE("fft: bad input is named and outputs are untouched", S
   check_names([] { fft_plan(Space(), fft_shape::lines(0, 4)); }, "shape");
   check_names([] { fft_plan(Space(), fft_shape::plane(3, -1)); }, "shape");
   check_names([] { fft_plan(Space(), fft_shape{fft_form::line, 2, 1, 8}); }, "shape");
-  const fft_plan plan(Space(), fft_shape::plane(6, 8));
+  const fft_plan plan(Space(), fft_shape::plane(6, 8), {fft_kind::complex, fft_normalization::backward, fft_layout::row_major, true});
   Kokkos::View<complex**, Kokkos::LayoutRight, memory> in("in", 6, 8), out("out", 6, 8);
   Kokkos::deep_copy(out, complex(7, 7));
   check_names([&] { plan.forward(Kokkos::View<complex**, Kokkos::LayoutRight, memory>("x", 8, 6), out); }, "in");
@@ -300,11 +300,44 @@ TEST_CASE_TEMPLATE_DEFINE("fft: bad input is named and outputs are untouched", S
   check_names([&] { real_plan.inverse(signal, half); }, "in");
   check_names([&] { real_plan.forward(signal, spectrum); }, "out");
   check_names([&] { plan.forward(signal, half); }, "in");
-  // with check_input off, the same plan shape transforms without reading the input first
-  const fft_plan unchecked(Space(), fft_shape::plane(6, 8), {fft_kind::complex, fft_normalization::backward, fft_layout::row_major, false});
-  unchecked.forward(in, out);
 }
 TEST_CASE_TEMPLATE_APPLY(fft_errors, enabled_spaces);
+
+// Unchecked (the default), a NaN or an infinity propagates: every output of the line (or plane)
+// that holds one is non-finite, and the other lines are the DFT's.
+TEST_CASE_TEMPLATE_DEFINE("fft: NaN and infinity propagate to their transform's outputs", Space, fft_non_finite) {
+  if (!has_fft<Space>()) return;
+  using memory = typename Space::memory_space;
+  using complex = Kokkos::complex<double>;
+  const std::int64_t count = 5, length = 12;
+  Kokkos::View<complex**, Kokkos::LayoutRight, memory> in("in", count, length), out("out", count, length);
+  fill(in, 41);
+  Kokkos::deep_copy(Kokkos::subview(in, 1, 4), complex(std::numeric_limits<double>::quiet_NaN(), 0));
+  Kokkos::deep_copy(Kokkos::subview(in, 3, 11), complex(1, -std::numeric_limits<double>::infinity()));
+  const std::vector<cd> given = values(in);
+  const std::int64_t dims[] = {length};
+  for (const bool inverse : {false, true}) {
+    const fft_plan lines(Space(), fft_shape::lines(count, length));
+    inverse ? lines.inverse(in, out) : lines.forward(in, out);
+    const std::vector<cd> got = values(out), want = dft(given, 1, dims, count, inverse ? 1 : -1);
+    std::int64_t wrong = 0;
+    for (std::int64_t line = 0; line < count; ++line) {
+      const bool poisoned = line == 1 || line == 3;
+      for (std::int64_t k = 0; k < length; ++k) {
+        const cd v = got[line * length + k], w = want[line * length + k] / (inverse ? double(length) : 1.0);
+        const bool finite = std::isfinite(v.real()) && std::isfinite(v.imag());
+        wrong += poisoned ? finite : !(finite && std::abs(v - w) <= 1e-12 * (1 + std::abs(w)));
+      }
+    }
+    CHECK(wrong == 0);
+  }
+  const fft_plan plane(Space(), fft_shape::plane(count, length));
+  plane.forward(in, out);
+  std::int64_t finite = 0;
+  for (const cd& v : values(out)) finite += std::isfinite(v.real()) && std::isfinite(v.imag());
+  CHECK(finite == 0);
+}
+TEST_CASE_TEMPLATE_APPLY(fft_non_finite, enabled_spaces);
 
 }  // namespace
 

@@ -470,6 +470,7 @@ contains
 
   ! The transforms against a direct float64 DFT written here, and their failures.
   subroutine fft_checks()
+    use, intrinsic :: ieee_arithmetic, only: ieee_is_finite
     complex(real64) :: z(12), w(12), p(6, 5), pw(6, 5), expected(6, 5), half(4, 5)
     complex(real32) :: z32(12), w32(12)
     real(real64) :: re(6, 5), back(6, 5), parts(12, 2)
@@ -515,10 +516,12 @@ contains
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'normalization', 'an unknown normalisation')
     call kw_fft(z, w, lines=.true., stat=stat)
     call expect_failure(stat, KW_INVALID_ARGUMENT, 'lines', 'lines of a rank-1 array')
+    call check(all(w == 3), 'output untouched by the failures')
+    ! A NaN propagates, as in FFTW: every output of the line is NaN or infinite.
     z(3) = cmplx(ieee_nan(), 0, real64)
     call kw_fft(z, w, stat=stat)
-    call expect_failure(stat, KW_INVALID_ARGUMENT, 'in: holds a non-finite value', 'fft of a NaN')
-    call check(all(w == 3), 'output untouched by the failures')
+    call check(stat == KW_SUCCESS .and. .not. any(ieee_is_finite(real(w)) .and. ieee_is_finite(aimag(w))), &
+               'fft of a NaN: every output non-finite')
   end subroutine
 
   ! The direct DFT of x (forward, or inverse unscaled).

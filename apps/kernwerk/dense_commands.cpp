@@ -166,6 +166,7 @@ int run_fft(const arguments& args) {
   request.plane = args.has("--plane");
   request.options.kind = request.real ? fft_kind::real : fft_kind::complex;
   request.options.normalization = args.parsed("--norm", "backward", parse_fft_normalization);
+  request.options.check_input = true;  // a file's NaN is named, not written out as a NaN spectrum
   if (args.has("--length") && !(request.real && request.inverse))
     throw usage_error("--length: only for --real --inverse (the length of the real signal)");
   const dense_array in = read_array(input, "--in", raw_shape(args));

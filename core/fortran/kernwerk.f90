@@ -1901,7 +1901,7 @@ contains
     by_lines = .false.
     if (present(inverse)) backward = inverse
     if (present(lines)) by_lines = lines
-    options = fft_options_c(merge(0, 1, what == 0), 0, column_major, 1)
+    options = fft_options_c(merge(0, 1, what == 0), 0, column_major, 0)  ! unchecked: as FFTW
     signal = merge(so, si, what == 2)  ! the real side, or either side of a complex transform
     half = signal
     if (what /= 0) half(1) = signal(1) / 2 + 1

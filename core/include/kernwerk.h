@@ -346,8 +346,9 @@ typedef struct kw_fft_options {
                           lines are `count` rows of `length`, column-major ones `length` x `count`;
                           a plane is `rows` x `length` either way, and a real transform halves
                           the contiguous axis */
-  int check_input;   /**< 1 (default): a non-finite input value is an error naming "in"; 0 skips
-                          that read */
+  int check_input;   /**< 0 (default, as FFTW and cuFFT): a NaN or infinity propagates to the
+                          outputs of its transform; 1: it is an error naming "in" (one more read
+                          of the input) */
 } kw_fft_options;
 /** Fills the defaults of kw_fft_options (does nothing for NULL). */
 void kw_fft_options_default(kw_fft_options* options);

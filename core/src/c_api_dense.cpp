@@ -223,7 +223,7 @@ kw_status kw_solve_least_squares(kw_type type, kw_memory memory, kw_layout layou
 }
 
 void kw_fft_options_default(kw_fft_options* options) {
-  if (options) *options = kw_fft_options{0, 0, KW_ROW_MAJOR, 1};
+  if (options) *options = kw_fft_options{0, 0, KW_ROW_MAJOR, 0};
 }
 
 kw_status kw_fft_plan_create(kw_type type, kw_memory memory, const kw_fft_shape* shape,

@@ -89,9 +89,12 @@ struct fft_options {
   fft_kind kind = fft_kind::complex;                               ///< complex or real
   fft_normalization normalization = fft_normalization::backward;  ///< which direction is scaled
   fft_layout layout = fft_layout::row_major;                       ///< the Views' memory order
-  /// Check the input for NaN and infinity before each transform (one read of it; as LAPACKE's
-  /// NaN check, it can be turned off where the caller vouches for its data).
-  bool check_input = true;
+  /// Check the input for NaN and infinity before each transform: a non-finite value is then
+  /// an error naming "in", at the cost of one more read of the input (on the H200 a fifth of a
+  /// transform's time: perf/results/dense-cuda-h200.json). Off by default, as in NumPy, CuPy,
+  /// FFTW and cuFFT: a NaN or an infinity in the input then propagates, and the outputs of the
+  /// transform that holds it (its line; the whole plane of a 2-D transform) are NaN or infinite.
+  bool check_input = false;
 };
 
 /// A plan for repeated transforms of one shape, kind, precision and layout on one execution

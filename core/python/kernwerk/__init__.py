@@ -737,8 +737,9 @@ _FFT_NOTES = """
     C-contiguous is copied into one that is first (out must be). norm is
     NumPy's: "backward" (the default: the inverse scaled by 1/n), "ortho" or "forward". out
     (optional) receives the result; for complex transforms it may be x itself. Plans (FFTW on
-    the host, cuFFT on CUDA) are kept for repeated calls of a shape. A non-finite value in x is
-    a ValueError naming x.
+    the host, cuFFT on CUDA) are kept for repeated calls of a shape. A NaN or an infinity in x
+    propagates, as in numpy.fft: the outputs of the transform that holds it (its line; the
+    whole array of a 2-D transform) are NaN or infinite.
 """
 
 

@@ -18,7 +18,7 @@ struct fft_problem {
   bool real = false;
   int normalization = 0;  // fft_normalization: backward, ortho, forward
   bool column_major = false;
-  bool check_input = true;
+  bool check_input = false;
 };
 
 // A plan of the vendor's library for one problem in memory order: `batch` transforms over

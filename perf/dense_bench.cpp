@@ -3,11 +3,12 @@
 // checked first: QR by ||A - QR|| / ||A|| and ||Q^T Q - I|| in float64, the transforms by the
 // round trip through their inverse.
 //
-//   kernwerk_bench_dense [--scale full|small] [--repeat 5] [--machine NAME] [--json FILE]
+//   kernwerk_bench_dense [--scale full|small] [--qr-size 4096|MxN] [--only qr|fft] [--repeat 5]
+//                        [--machine NAME] [--json FILE]
 //
 // full (a GPU): QR 4096 x 4096 float64 reduced (the course's case), vendor and generic; complex
 // FFTs of 2^24 points (float32, float64), a 4096 x 4096 plane and 4096 lines of 4096 (float32),
-// through a reused plan with and without the input check, and one-shot. small (a 2-core host):
+// through a reused plan (the default, and with check_input), and one-shot. small (a 2-core host):
 // QR 4096 x 4096 float64 and a 2^22-point float64 FFT.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
@@ -50,12 +51,19 @@ double frobenius(const View& v) {
   return std::sqrt(sum);
 }
 
-void qr_case(std::int64_t n, int repeat, std::vector<record>& out) {
+// QR of a random rows x cols float64 matrix (rows >= cols) through each path the build has:
+// Q and R (reduced, checked first), then the factored form alone (geqrf's share).
+void qr_case(std::int64_t rows, std::int64_t cols, int repeat, std::vector<record>& out) {
   using matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
-  matrix a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), n, n), q("q", n, n), r("r", n, n), check("check", n, n);
+  matrix a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "a"), rows, cols), q("q", rows, cols), r("r", cols, cols),
+      check("check", rows, cols), gram("gram", cols, cols), factors("factors", rows, cols);
+  Kokkos::View<double*, memory> tau("tau", cols);
   Kokkos::Random_XorShift64_Pool<space> pool(5);
   Kokkos::fill_random(a, pool, -1.0, 1.0);
   const double norm_a = frobenius(a);
+  const std::string size = rows == cols ? std::to_string(rows) + "^2" : std::to_string(rows) + "x" + std::to_string(cols);
+  // Householder QR: 2 n^2 (m - n / 3) to factor, as much again to form Q
+  const double factor_flops = 2.0 * double(cols) * cols * (double(rows) - double(cols) / 3.0);
   for (const auto path : {qr_implementation::vendor, qr_implementation::generic}) {
     try {
       qr(space(), a, q, r, {qr_mode::reduced, path});
@@ -66,17 +74,19 @@ void qr_case(std::int64_t n, int repeat, std::vector<record>& out) {
     Kokkos::deep_copy(check, a);
     gemm(space(), -1.0, q, r, 1.0, check);
     const double residual = frobenius(check) / norm_a;
-    const auto qt = Kokkos::View<double**, Kokkos::LayoutLeft, memory, Kokkos::MemoryUnmanaged>(q.data(), n, n);
-    gemm(space(), 1.0, qt, q, 0.0, check);
-    Kokkos::parallel_for("minus_identity", Kokkos::RangePolicy<space>(0, n), KOKKOS_LAMBDA(std::int64_t i) { check(i, i) -= 1; });
-    const double orthogonality = frobenius(check);
+    const auto qt = Kokkos::View<double**, Kokkos::LayoutLeft, memory, Kokkos::MemoryUnmanaged>(q.data(), cols, rows);
+    gemm(space(), 1.0, qt, q, 0.0, gram);
+    Kokkos::parallel_for("minus_identity", Kokkos::RangePolicy<space>(0, cols), KOKKOS_LAMBDA(std::int64_t i) { gram(i, i) -= 1; });
+    const double orthogonality = frobenius(gram);
     require(residual < 1e-12 && orthogonality < 1e-10, "qr residual and orthogonality");
     const auto [median, best] = timed([&] { qr(space(), a, q, r, {qr_mode::reduced, path}); }, repeat);
     char note[96];
     std::snprintf(note, sizeof note, "||A-QR||/||A|| %.1e, ||Q^TQ-I|| %.1e", residual, orthogonality);
-    // Householder QR with Q formed: 4/3 n^3 to factor, 4/3 n^3 to form Q (m = n)
-    out.push_back({"qr", to_string(path), std::to_string(n) + "^2 float64 reduced", median, best, 0,
-                   8.0 / 3.0 * double(n) * n * n, note});
+    out.push_back({"qr", to_string(path), size + " float64 reduced", median, best, 0, 2 * factor_flops, note});
+    const auto [factor_median, factor_best] =
+        timed([&] { qr_factor(space(), a, factors, tau, {qr_mode::reduced, path}); }, repeat);
+    out.push_back({"qr", std::string(to_string(path)) + " factor", size + " float64", factor_median, factor_best, 0,
+                   factor_flops, "the factored form alone (geqrf)"});
   }
 }
 
@@ -97,7 +107,7 @@ void fft_case(const std::string& name, const fft_shape& shape, std::int64_t rows
   const std::string type = sizeof(Real) == 4 ? " complex64" : " complex128";
   const double bytes = 2 * points * sizeof(complex);
   const double flops = 5 * points * std::log2(points / (shape.form == fft_form::lines ? shape.count : 1));
-  for (const bool checked : {true, false}) {
+  for (const bool checked : {false, true}) {  // the default, then with the input check
     fft_plan<space, Real> plan(space(), shape, {fft_kind::complex, fft_normalization::backward, fft_layout::row_major, checked});
     const auto forward = [&] { line ? plan.forward(as_line(x), as_line(y)) : plan.forward(x, y); };
     forward();
@@ -116,7 +126,7 @@ void fft_case(const std::string& name, const fft_shape& shape, std::int64_t rows
     const auto [median, best] = timed(forward, repeat);
     char note[64];
     std::snprintf(note, sizeof note, "round trip %.1e", error);
-    out.push_back({"fft", checked ? "plan" : "plan, unchecked", name + type, median, best, bytes, flops, note});
+    out.push_back({"fft", checked ? "plan, checked" : "plan", name + type, median, best, bytes, flops, note});
   }
   const auto [median, best] = timed([&] {
     line ? fft(space(), shape, as_line(x), as_line(y)) : fft(space(), shape, x, y);
@@ -130,11 +140,19 @@ int main(int argc, char* argv[]) {
   using namespace bench_dense;
   Kokkos::ScopeGuard kokkos(argc, argv);
   std::string scale = "full", machine = "unnamed", json;
+  std::string only;
+  std::int64_t qr_rows = 4096, qr_cols = 4096;
   int repeat = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--scale") scale = value;
     else if (flag == "--repeat") repeat = std::stoi(value);
+    else if (flag == "--qr-size") {
+      const auto x = value.find('x');
+      qr_rows = std::stoll(value.substr(0, x));
+      qr_cols = x == std::string::npos ? qr_rows : std::stoll(value.substr(x + 1));
+    }
+    else if (flag == "--only") only = value;
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
     else {
@@ -142,14 +160,19 @@ int main(int argc, char* argv[]) {
       return 2;
     }
   }
-  if (argc % 2 == 0 || (scale != "full" && scale != "small") || repeat < 1) {
-    std::fprintf(stderr, "usage: kernwerk_bench_dense [--scale full|small] [--repeat N] [--machine NAME] [--json FILE]\n");
+  if (argc % 2 == 0 || (scale != "full" && scale != "small") || repeat < 1 || qr_cols < 1 || qr_rows < qr_cols ||
+      (only != "" && only != "qr" && only != "fft")) {
+    std::fprintf(stderr,
+                 "usage: kernwerk_bench_dense [--scale full|small] [--qr-size N|MxN] [--only qr|fft] [--repeat N] "
+                 "[--machine NAME] [--json FILE]\n");
     return 2;
   }
   std::vector<record> records;
   try {
-    qr_case(4096, repeat, records);
-    if (scale == "full") {
+    if (only != "fft") qr_case(qr_rows, qr_cols, repeat, records);
+    if (only == "qr") {
+      // QR alone
+    } else if (scale == "full") {
       fft_case<float>("2^24", fft_shape::line(1 << 24), 1, 1 << 24, repeat, records);
       fft_case<double>("2^24", fft_shape::line(1 << 24), 1, 1 << 24, repeat, records);
       fft_case<float>("4096x4096 plane", fft_shape::plane(4096, 4096), 4096, 4096, repeat, records);

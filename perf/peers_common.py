@@ -57,10 +57,13 @@ def workload_record(workload, variant, size, median, best, nbytes, flops, note="
             "best_seconds": best, "bytes": nbytes, "flops": flops, "note": note}
 
 
-def arguments(default_sizes=None, neighbours=False):
-    """--machine, --json, --repeat, --sizes LOGNxLOGM,... where the script takes sizes, and
-    --k K,... (neighbours per observation) where it takes those."""
+def arguments(default_sizes=None, neighbours=False, groups=None):
+    """--machine, --json, --repeat, --sizes LOGNxLOGM,... where the script takes sizes,
+    --k K,... (neighbours per observation) where it takes those, and --only GROUP (the first of
+    groups by default) where it times groups of cases."""
     parser = argparse.ArgumentParser()
+    if groups:
+        parser.add_argument("--only", choices=groups, default=groups[0])
     if default_sizes:
         parser.add_argument("--sizes", default=default_sizes)
     if neighbours:

@@ -2,14 +2,15 @@
 """Times the course's GPU versions of the workloads kernwerk_bench_workloads measures (full
 sizes) and writes JSON in its schema, for perf/results_table.py.
 
-  python3 perf/peers_workloads_gpu.py --machine NAME --json FILE [--repeat 3]
+  python3 perf/peers_workloads_gpu.py --machine NAME --json FILE [--repeat 3] [--only all|cg]
 
 Peers: the course's Numba diffusion kernel (8x8 blocks, shared-memory tile, updating the field
 in place as published) and its 2-D integration kernel (one thread per x, float64 sin, the
 partial sums summed on the host); CuPy for the sum (float32 data, float64 accumulation),
 saxpy, the float32 matrix product (cuBLAS), and the course's matmul + sum and einsum; CuPy's
 cupyx.scipy.sparse.linalg.cg on the 5-point Laplacians (int32 CSR, to ||r|| <= 1e-6 ||b||, the
-time per step), the course's dense CG (`cg_solve`, A.dot(p) by cuBLAS, 200 steps) on the
+time per step) with cuSPARSE's product A v alone (CuPy's CSR matrix times a vector, its SpMV:
+the floor of a step's product), the course's dense CG (`cg_solve`, A.dot(p) by cuBLAS, 200 steps) on the
 Kac-Murdock-Szego matrix kernwerk_bench_workloads uses, and A.dot(v) alone (cuBLAS gemv).
 """
 import math
@@ -72,11 +73,8 @@ def integrate_rows(partial):
     partial[tid] = total
 
 
-def main():
-    args = arguments()
-    sync = cp.cuda.Device().synchronize
-    out = []
-
+def course_workloads(out, repeat, sync):
+    """Every workload but conjugate gradient."""
     n, steps = 2000, 10000
     field = cp.asarray(np.random.default_rng(3966789).random((n, n), dtype=np.float32))
     lapl = cp.zeros_like(field)
@@ -86,7 +84,7 @@ def main():
         for _ in range(steps):
             diffusion[grid, (TPB, TPB)](field, lapl)
         sync()
-    median, best, _ = timed(run_diffusion, args.repeat, True)
+    median, best, _ = timed(run_diffusion, repeat, True)
     out.append(record("diffuse", "numba-course", f"{n}^2 x {steps} steps", median / steps, best / steps,
                       8 * n * n, 6 * n * n, "per step, in place (races)"))
 
@@ -95,7 +93,7 @@ def main():
     def run_integration():
         integrate_rows[(N_INTEGRATE + 127) // 128, 128](partial)
         return H * H * partial.copy_to_host().sum()
-    median, best, value = timed(run_integration, args.repeat, True)
+    median, best, value = timed(run_integration, repeat, True)
     out.append(record("integrate2d", "numba-course", f"{N_INTEGRATE}^2 sin(x+y)", median, best, 0,
                       float(N_INTEGRATE) ** 2, f"|error| {abs(value):.2e}"))
 
@@ -105,7 +103,7 @@ def main():
         value = x.sum(dtype=cp.float64)
         sync()
         return value
-    median, best, _ = timed(run_sum, args.repeat, True)
+    median, best, _ = timed(run_sum, repeat, True)
     out.append(record("sum", "cupy-f64-accumulate", "2^28 float32", median, best, 4.0 * (1 << 28), float(1 << 28)))
 
     a = cp.random.default_rng(4).random(100000000, dtype=cp.float32)
@@ -115,7 +113,7 @@ def main():
         result = 2.0 * a + y
         sync()
         return result
-    median, best, _ = timed(run_saxpy, args.repeat, True)
+    median, best, _ = timed(run_saxpy, repeat, True)
     out.append(record("saxpy", "cupy", "100000000 float32", median, best, 12.0e8, 2.0e8, "two kernels"))
 
     m = 4096
@@ -126,7 +124,7 @@ def main():
         result = ma @ mb
         sync()
         return result
-    median, best, _ = timed(run_matmul, args.repeat, True)
+    median, best, _ = timed(run_matmul, repeat, True)
     out.append(record("gemm", "cupy-cublas", f"{m}^3 float32", median, best, 0, 2.0 * m ** 3))
 
     ca = cp.random.default_rng(8).random((10000, 5000), dtype=cp.float32)
@@ -144,9 +142,16 @@ def main():
     colsum_bytes = 4.0 * (10000 * 5000 + 5000 * 7000)
     colsum_flops = 2.0 * (10000 * 5000 + 5000 * 7000)
     for name, run in (("cupy-einsum", run_einsum), ("cupy-matmul-then-sum", run_matmul_sum)):
-        median, best, _ = timed(run, args.repeat, True)
+        median, best, _ = timed(run, repeat, True)
         out.append(record("matmul_colsum", name, "10000x5000x7000", median, best, colsum_bytes, colsum_flops))
 
+
+def main():
+    args = arguments(groups=("all", "cg"))
+    sync = cp.cuda.Device().synchronize
+    out = []
+    if args.only == "all":
+        course_workloads(out, args.repeat, sync)
     conjugate_gradients(out, args.repeat, sync)
     write_workloads(args, "Cuda", "peers (Numba, CuPy)", out)
 
@@ -217,6 +222,19 @@ def conjugate_gradients(out, repeat, sync):
         nbytes = 4.0 * (g * g + 1) + 12.0 * nnz + 80.0 * g * g
         out.append(record("conjugate_gradient", "cupy-cg-csr", f"{g}^2 Laplacian, {steps[0]} steps",
                           median / steps[0], best / steps[0], nbytes, 0, f"per step, int32 indices, info {info}"))
+        # cuSPARSE's SpMV alone, many products a timing so that launches do not decide it
+        v = cp.random.default_rng(15).random(g * g)
+        products = 200
+
+        def run_spmv():
+            for _ in range(products):
+                y = a @ v
+            sync()
+            return y
+        median, best, y = timed(run_spmv, repeat, True)
+        spmv_bytes = 4.0 * (g * g + 1) + 12.0 * nnz + 16.0 * g * g
+        out.append(record("spmv", "cupy-cusparse", f"{g}^2 Laplacian", median / products, best / products,
+                          spmv_bytes, 2.0 * nnz, "A v alone: CSR arrays once, v and y once"))
     n, steps = 8192, 200
     i = cp.arange(n, dtype=cp.float64)
     a = cp.power(0.905, cp.abs(i[:, None] - i[None, :]))

@@ -2,7 +2,8 @@
 // JSON records for perf/results_table.py. Every timed variant is first checked (against a
 // float64 host computation, or against the other variants where that is the reference).
 //
-//   kernwerk_bench_workloads [--scale full|small] [--repeat 5] [--machine NAME] [--json FILE]
+//   kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg]
+//                            [--repeat 5] [--machine NAME] [--json FILE]
 //
 // full: the sizes (diffusion 2000^2 x 10,000 steps, integration 102,400^2, sum 2^28,
 // saxpy 10^8, gemm 4096^3, matmul_colsum 10000 x 5000 x 7000, CG on 128^2, 1024^2 and 2048^2
@@ -17,6 +18,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernwerk/cg.hpp"
@@ -265,7 +267,7 @@ void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
 int main(int argc, char* argv[]) {
   using namespace bench_workloads;
   Kokkos::ScopeGuard kokkos(argc, argv);
-  std::string scale = "full", machine = "unnamed", json;
+  std::string scale = "full", machine = "unnamed", json, only = "diffusion,integration,vectors,dense,cg";
   int repeat = 5;
   for (int k = 1; k + 1 < argc; k += 2) {
     const std::string flag = argv[k], value = argv[k + 1];
@@ -273,13 +275,25 @@ int main(int argc, char* argv[]) {
     else if (flag == "--repeat") repeat = std::max(1, std::stoi(value));
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
+    else if (flag == "--only") only = value;
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
     }
   }
-  if (argc % 2 == 0 || (scale != "full" && scale != "small")) {
-    std::fprintf(stderr, "usage: kernwerk_bench_workloads [--scale full|small] [--repeat N] [--machine NAME] [--json FILE]\n");
+  const std::vector<std::pair<std::string, void (*)(const sizes&, int, std::vector<record>&)>> groups = {
+      {"diffusion", diffusion}, {"integration", integration}, {"vectors", vectors}, {"dense", dense}, {"cg", conjugate}};
+  bool known = true;
+  for (std::size_t start = 0; start <= only.size();) {
+    const std::size_t end = std::min(only.find(',', start), only.size());
+    const std::string name = only.substr(start, end - start);
+    known &= std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
+    start = end + 1;
+  }
+  if (argc % 2 == 0 || (scale != "full" && scale != "small") || !known) {
+    std::fprintf(stderr,
+                 "usage: kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg] "
+                 "[--repeat N] [--machine NAME] [--json FILE]\n");
     return 2;
   }
   const sizes s = scale == "full"
@@ -287,11 +301,8 @@ int main(int argc, char* argv[]) {
                       : sizes{500, 200, 4096, std::size_t(1) << 24, 10000000, 512, 1000, 500, 700, {128, 512}, 2048};
   std::vector<record> records;
   try {
-    diffusion(s, repeat, records);
-    integration(s, repeat, records);
-    vectors(s, repeat, records);
-    dense(s, repeat, records);
-    conjugate(s, repeat, records);
+    for (const auto& [name, run] : groups)
+      if (("," + only + ",").find("," + name + ",") != std::string::npos) run(s, repeat, records);
   } catch (const std::exception& failure) {
     std::fprintf(stderr, "kernwerk_bench_workloads: %s\n", failure.what());
     return 1;

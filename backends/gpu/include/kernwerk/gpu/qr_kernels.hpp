@@ -102,6 +102,7 @@ __global__ void __launch_bounds__(qr_panel_threads) qr_panel_step(const Step s) 
 template <class Runtime>
 struct gpu_qr_panel {
   static constexpr bool available = true;
+  static constexpr std::int64_t row_step = Runtime::warp_size;  // a row a lane
   template <class Step>
   static void run(const typename Runtime::execution_space& space, const Step& step, int teams) {
     qr_panel_step<Runtime><<<unsigned(teams), qr_panel_threads, 0, Runtime::stream(space)>>>(step);

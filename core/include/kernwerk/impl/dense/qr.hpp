@@ -17,8 +17,9 @@
 
 namespace kernwerk::impl {
 
-// A backend folder specialises qr_panel_tuned with `available = true` and
-// `run(space, step, teams)`: householder_qr's panel_step as a plain launch of `teams` teams.
+// A backend folder specialises qr_panel_tuned with `available = true`, `row_step` (a team's
+// rows come in multiples of it) and `run(space, step, teams)`: householder_qr's panel_step as a
+// plain launch of `teams` teams.
 template <class Space>
 struct qr_panel_tuned {
   static constexpr bool available = false;
@@ -205,7 +206,12 @@ struct householder_qr {
                            : std::max(1, std::min(block, probe.team_size_max(panel_step{},
                                                                               Kokkos::ParallelForTag())));
       const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / (threads * lanes));
-      const std::int64_t cap = std::min<std::int64_t>(256, resident), step = std::int64_t(lanes) * unroll;
+      // A team's rows come in steps: `unroll` rows a lane on Kokkos' teams; on a tuned launch a
+      // row a lane, for more teams and a shorter walk (a step's time is its lanes' walk over
+      // their rows, not its launch: perf/results/issue48-cuda-h200.json).
+      std::int64_t step = std::int64_t(lanes) * unroll;
+      if constexpr (qr_panel_tuned<Space>::available) step = qr_panel_tuned<Space>::row_step;
+      const std::int64_t cap = std::min<std::int64_t>(256, resident);
       rows = std::max<std::int64_t>(step, ((m + cap - 1) / cap + step - 1) / step * step);
       sums = sums_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::qr::sums"), 2,
                        block + 1, (m + rows - 1) / rows);

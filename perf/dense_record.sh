@@ -21,21 +21,9 @@
 set -uo pipefail
 machine=${1:?machine name} out=${2:?output folder} kokkos=${3:?Kokkos root}
 build=${KERNWERK_RECORD_BUILD:-/tmp/kernwerk-dense-build}
-steps=${KERNWERK_RECORD_STEPS:-all}
 bin=$build/bin
 mkdir -p "$out"
-failed=0
-step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, notes a failure
-  local name=$1
-  shift
-  [[ $steps == all || " $steps " == *" $name "* ]] || return 0
-  echo "== $name $(date +%T)" >&2
-  if ! "$@" > "$out/$name.log" 2>&1; then
-    echo "FAILED: $name (see $name.log)" >&2
-    tail -n 20 "$out/$name.log" >&2
-    failed=1
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/record_steps.sh"
 configure_and_build() {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$kokkos" \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DKERNWERK_ENABLE_PERF=ON -DKERNWERK_ENABLE_TESTS=ON \

@@ -21,19 +21,7 @@ set -uo pipefail
 machine=${1:?machine name} out=${2:?output folder} arborx=${3:-}
 bin=build/cuda/bin
 mkdir -p "$out"
-failed=0
-steps=${KERNWERK_RECORD_STEPS:-all}
-step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, notes a failure
-  local name=$1
-  shift
-  [[ $steps == all || " $steps " == *" $name "* ]] || return 0
-  echo "== $name" >&2
-  if ! "$@" > "$out/$name.log" 2>&1; then
-    echo "FAILED: $name (see $name.log)" >&2
-    tail -20 "$out/$name.log" >&2
-    failed=1
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/record_steps.sh"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 step tests "$bin/kernwerk_tests"

@@ -9,8 +9,8 @@ in place as published) and its 2-D integration kernel (one thread per x, float64
 partial sums summed on the host); CuPy for the sum (float32 data, float64 accumulation),
 saxpy, the float32 matrix product (cuBLAS), and the course's matmul + sum and einsum; CuPy's
 cupyx.scipy.sparse.linalg.cg on the 5-point Laplacians (int32 CSR, to ||r|| <= 1e-6 ||b||, the
-time per step) with cuSPARSE's product A v alone (CuPy's CSR matrix times a vector, its SpMV:
-the floor of a step's product), the course's dense CG (`cg_solve`, A.dot(p) by cuBLAS, 200 steps) on the
+time per step) with cuSPARSE's product A v alone (CuPy's CSR matrix times a vector: its SpMV
+with CuPy's own cost of a call, about 50 us on the H200), the course's dense CG (`cg_solve`, A.dot(p) by cuBLAS, 200 steps) on the
 Kac-Murdock-Szego matrix kernwerk_bench_workloads uses, and A.dot(v) alone (cuBLAS gemv).
 """
 import math

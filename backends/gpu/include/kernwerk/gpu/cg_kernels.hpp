@@ -5,7 +5,7 @@
 // partial, and the last block to finish joins the partials in block order (the same result
 // whatever the scheduling) into the step's record. Kokkos' team reduction took a launch's
 // host time and a row's instructions over the step's memory traffic (Nsight Compute on the
-// H200: perf/results/issue48-cg-cuda-h200.json).
+// H200: perf/results/issue48-cuda-h200.json).
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>

@@ -1,9 +1,10 @@
 #pragma once
 // The generic QR's panel step (impl::householder_qr::panel_step) as a plain GPU launch, written
-// once for CUDA and HIP (impl::qr_panel_tuned). A panel takes a launch a column, and Kokkos
-// checks a team policy's sizes on the host at each launch: the launches, not the work, were
-// the factorisation's time on the H200 (perf/results/issue48-qr-cuda-h200.json). A block is
-// the step's team: a warp a column, its lanes on the team's rows.
+// once for CUDA and HIP (impl::qr_panel_tuned): a launch a column, without Kokkos' checks of a
+// team policy on the host at each one. A block is the step's team: a warp a column, its lanes on
+// the team's rows, a row a lane where the panel has rows enough for the teams; a step's time on
+// the H200 was its lanes' walk over their rows more than its launch
+// (perf/results/issue48-cuda-h200.json, issue48-qr-rows-cuda-h200.json).
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>

@@ -208,7 +208,8 @@ struct householder_qr {
       const std::int64_t resident = std::max<std::int64_t>(1, space.concurrency() / (threads * lanes));
       // A team's rows come in steps: `unroll` rows a lane on Kokkos' teams; on a tuned launch a
       // row a lane, for more teams and a shorter walk (a step's time is its lanes' walk over
-      // their rows, not its launch: perf/results/issue48-cuda-h200.json).
+      // their rows more than its launch: perf/results/issue48-cuda-h200.json and
+      // issue48-qr-rows-cuda-h200.json).
       std::int64_t step = std::int64_t(lanes) * unroll;
       if constexpr (qr_panel_tuned<Space>::available) step = qr_panel_tuned<Space>::row_step;
       const std::int64_t cap = std::min<std::int64_t>(256, resident);

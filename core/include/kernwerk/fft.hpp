@@ -93,7 +93,9 @@ struct fft_options {
   /// an error naming "in", at the cost of one more read of the input (on the H200 a fifth of a
   /// transform's time: perf/results/dense-cuda-h200.json). Off by default, as in NumPy, CuPy,
   /// FFTW and cuFFT: a NaN or an infinity in the input then propagates, and the outputs of the
-  /// transform that holds it (its line; the whole plane of a 2-D transform) are NaN or infinite.
+  /// transform that holds it (its line; the whole plane of a 2-D transform) are NaN or infinite
+  /// (a complex-to-real transform ignores the imaginary parts of its first bin and, for an even
+  /// length, its last, as numpy.fft.irfft does, wherever they are NaN).
   bool check_input = false;
 };
 

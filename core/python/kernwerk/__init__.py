@@ -739,7 +739,8 @@ _FFT_NOTES = """
     (optional) receives the result; for complex transforms it may be x itself. Plans (FFTW on
     the host, cuFFT on CUDA) are kept for repeated calls of a shape. A NaN or an infinity in x
     propagates, as in numpy.fft: the outputs of the transform that holds it (its line; the
-    whole array of a 2-D transform) are NaN or infinite.
+    whole array of a 2-D transform) are NaN or infinite (irfft, as numpy's, ignores the
+    imaginary parts of the first and, for an even n, last values of its half spectrum).
 """
 
 

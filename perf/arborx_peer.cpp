@@ -24,13 +24,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernwerk/reference.hpp"
 #include "layouts.hpp"
+#include "text_lists.hpp"
 
 namespace {
 
@@ -38,12 +38,7 @@ using space = Kokkos::DefaultExecutionSpace;
 using memory = space::memory_space;
 using rows = Kokkos::View<double**, Kokkos::LayoutRight, memory>;
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, separator);) parts.push_back(part);
-  return parts;
-}
+using kernwerk_perf::split;
 
 // (lat, lon) radians to float32 unit vectors.
 struct to_unit_vectors {

@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 #include "kernwerk/nearest.hpp"
 #include "kernwerk/reference.hpp"
 #include "layouts.hpp"
+#include "text_lists.hpp"
 
 namespace {
 
@@ -39,12 +39,7 @@ using clock_type = std::chrono::steady_clock;
 constexpr bool separate_memory =
     !Kokkos::SpaceAccessibility<Kokkos::HostSpace, space::memory_space>::accessible;
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, separator);) parts.push_back(part);
-  return parts;
-}
+using kernwerk_perf::split;
 
 double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();

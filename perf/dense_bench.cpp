@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernwerk/error.hpp"
+#include "text_lists.hpp"
 #include "workload_records.hpp"
 #include "kernwerk/fft.hpp"
 #include "kernwerk/linear_algebra.hpp"
@@ -148,9 +149,9 @@ int main(int argc, char* argv[]) {
     if (flag == "--scale") scale = value;
     else if (flag == "--repeat") repeat = std::stoi(value);
     else if (flag == "--qr-size") {
-      const auto x = value.find('x');
-      qr_rows = std::stoll(value.substr(0, x));
-      qr_cols = x == std::string::npos ? qr_rows : std::stoll(value.substr(x + 1));
+      const auto sides = kernwerk_perf::split(value, 'x');
+      qr_rows = std::stoll(sides.at(0));
+      qr_cols = sides.size() > 1 ? std::stoll(sides[1]) : qr_rows;
     }
     else if (flag == "--only") only = value;
     else if (flag == "--machine") machine = value;

@@ -10,10 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "text_lists.hpp"
 
 namespace kernwerk::layouts {
 
@@ -204,8 +205,7 @@ inline const std::vector<std::string>& euclidean_names() {
 // where an entry is neither.
 inline std::vector<std::size_t> euclidean_dimensions(const std::string& list) {
   std::vector<std::size_t> dimensions;
-  std::stringstream stream(list);
-  for (std::string entry; std::getline(stream, entry, ',');) {
+  for (const std::string& entry : kernwerk_perf::split(list, ',')) {
     if (entry != "2" && entry != "3") return {};
     dimensions.push_back(entry == "2" ? 2 : 3);
   }

@@ -54,7 +54,6 @@
 #include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,6 +65,7 @@
 #include "kernwerk/host/sphere_scan.hpp"
 #endif
 #include "layouts.hpp"
+#include "text_lists.hpp"
 
 namespace {
 
@@ -73,12 +73,7 @@ using namespace kernwerk;
 using space = Kokkos::DefaultExecutionSpace;
 using points_view = Kokkos::View<double**, Kokkos::LayoutRight, space::memory_space>;
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, separator);) parts.push_back(part);
-  return parts;
-}
+using kernwerk_perf::split;
 
 points_view to_device(const std::vector<double>& values, std::size_t dimension) {
   points_view device("points", values.size() / dimension, dimension);

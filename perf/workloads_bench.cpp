@@ -24,6 +24,7 @@
 #include "kernwerk/cg.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/error.hpp"
+#include "text_lists.hpp"
 #include "workload_records.hpp"
 #include "kernwerk/impl/math.hpp"
 #include "kernwerk/integrate.hpp"
@@ -283,13 +284,13 @@ int main(int argc, char* argv[]) {
   }
   const std::vector<std::pair<std::string, void (*)(const sizes&, int, std::vector<record>&)>> groups = {
       {"diffusion", diffusion}, {"integration", integration}, {"vectors", vectors}, {"dense", dense}, {"cg", conjugate}};
-  bool known = true;
-  for (std::size_t start = 0; start <= only.size();) {
-    const std::size_t end = std::min(only.find(',', start), only.size());
-    const std::string name = only.substr(start, end - start);
-    known &= std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
-    start = end + 1;
-  }
+  const std::vector<std::string> chosen = kernwerk_perf::split(only, ',');
+  const auto is_chosen = [&](const std::string& name) {
+    return std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+  };
+  const bool known = std::all_of(chosen.begin(), chosen.end(), [&](const std::string& name) {
+    return std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
+  });
   if (argc % 2 == 0 || (scale != "full" && scale != "small") || !known) {
     std::fprintf(stderr,
                  "usage: kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg] "
@@ -302,7 +303,7 @@ int main(int argc, char* argv[]) {
   std::vector<record> records;
   try {
     for (const auto& [name, run] : groups)
-      if (("," + only + ",").find("," + name + ",") != std::string::npos) run(s, repeat, records);
+      if (is_chosen(name)) run(s, repeat, records);
   } catch (const std::exception& failure) {
     std::fprintf(stderr, "kernwerk_bench_workloads: %s\n", failure.what());
     return 1;

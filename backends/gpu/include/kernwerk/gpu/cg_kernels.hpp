@@ -9,11 +9,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <type_traits>
+
+#include "kernwerk/gpu/reduce_kernels.hpp"
 
 namespace kernwerk::gpu_impl {
 
-constexpr int cg_step_threads = 256;
+constexpr int cg_step_threads = reduce_block;  // block_combine's block
 
 // A value of plain doubles (cg_sums), read through volatile: another block wrote it, and a
 // multiprocessor's L1 does not see other blocks' writes.
@@ -24,32 +25,6 @@ __device__ Value load_other_block(const Value* value) {
   for (int c = 0; c < count; ++c)
     reinterpret_cast<double*>(&out)[c] = reinterpret_cast<const volatile double*>(value)[c];
   return out;
-}
-
-// The block's values joined by add(other); thread 0 gets the total (a fixed order).
-template <class Runtime, class Value>
-__device__ Value join_over_block(Value value) {
-  static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) % sizeof(double) == 0,
-                "a value of plain doubles");
-  constexpr int count = int(sizeof(Value) / sizeof(double));
-  constexpr int lanes = Runtime::warp_size, warps = cg_step_threads / lanes;
-  for (int offset = lanes / 2; offset > 0; offset /= 2) {
-    Value other;
-    for (int c = 0; c < count; ++c)
-      reinterpret_cast<double*>(&other)[c] = Runtime::shuffle_down(reinterpret_cast<const double*>(&value)[c], offset);
-    value.add(other);
-  }
-  struct alignas(Value) slot {  // raw bytes: the value type has initialisers
-    unsigned char bytes[sizeof(Value)];
-  };
-  __shared__ slot slots[warps];
-  Value* per_warp = reinterpret_cast<Value*>(slots);
-  const int lane = int(threadIdx.x) % lanes, warp = int(threadIdx.x) / lanes;
-  if (lane == 0) per_warp[warp] = value;
-  __syncthreads();
-  if (threadIdx.x == 0)
-    for (int w = 1; w < warps; ++w) value.add(per_warp[w]);
-  return value;
 }
 
 // Step s.k over rows [0, n): partials holds a value a block, *arrived counts the blocks that
@@ -70,7 +45,7 @@ __global__ void __launch_bounds__(cg_step_threads)
   const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
   Sums sums{};
   if (i < n) s.row(i, alpha, beta, sums);
-  sums = join_over_block<Runtime>(sums);
+  sums = block_combine<Runtime>(sums);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sums;
     __threadfence();  // the partial before the count
@@ -81,7 +56,7 @@ __global__ void __launch_bounds__(cg_step_threads)
   __threadfence();
   Sums total{};
   for (unsigned b = threadIdx.x; b < gridDim.x; b += cg_step_threads) total.add(load_other_block(partials + b));
-  total = join_over_block<Runtime>(total);
+  total = block_combine<Runtime>(total);
   if (threadIdx.x == 0) {
     *target = total;
     *arrived = 0;

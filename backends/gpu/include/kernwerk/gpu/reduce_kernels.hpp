@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernwerk/impl/compensated.hpp"
 #include "kernwerk/impl/grids/midpoint_grid.hpp"
@@ -19,25 +20,32 @@ using impl::compensated_value;
 
 constexpr int reduce_block = 256;
 
-// Combines the threads' values of a block; thread 0 gets the total.
-template <class Runtime>
-__device__ compensated_value block_combine(compensated_value value) {
+// Combines the threads' values of a block of reduce_block threads by add(other), in a fixed
+// order; thread 0 gets the total. A value is plain doubles (compensated_value, or a struct of
+// them such as conjugate gradient's pair of sums).
+template <class Runtime, class Value>
+__device__ Value block_combine(Value value) {
+  static_assert(std::is_trivially_copyable_v<Value> && sizeof(Value) % sizeof(double) == 0,
+                "a value of plain doubles");
+  constexpr int count = int(sizeof(Value) / sizeof(double));
   constexpr int warps = reduce_block / Runtime::warp_size;
-  __shared__ double sums[warps], carries[warps];
   for (int offset = Runtime::warp_size / 2; offset > 0; offset /= 2) {
-    const compensated_value other{Runtime::shuffle_down(value.sum, offset),
-                                  Runtime::shuffle_down(value.carry, offset)};
+    Value other;
+    for (int c = 0; c < count; ++c)
+      reinterpret_cast<double*>(&other)[c] = Runtime::shuffle_down(reinterpret_cast<const double*>(&value)[c], offset);
     value.add(other);
   }
+  struct alignas(Value) slot {  // raw bytes: a value type may have initialisers
+    unsigned char bytes[sizeof(Value)];
+  };
+  __shared__ slot slots[warps];
+  Value* per_warp = reinterpret_cast<Value*>(slots);
   const int lane = threadIdx.x % Runtime::warp_size, warp = threadIdx.x / Runtime::warp_size;
-  if (lane == 0) {
-    sums[warp] = value.sum;
-    carries[warp] = value.carry;
-  }
+  if (lane == 0) per_warp[warp] = value;
   __syncthreads();
   if (threadIdx.x == 0) {
-    value = compensated_value{};
-    for (int w = 0; w < warps; ++w) value.add(compensated_value{sums[w], carries[w]});
+    value = Value{};
+    for (int w = 0; w < warps; ++w) value.add(per_warp[w]);
   }
   return value;
 }

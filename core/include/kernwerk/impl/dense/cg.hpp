@@ -347,17 +347,17 @@ struct csr_operator {
     using teams = cg_teams<ExecutionSpace>;
     const csr_step<ExecutionSpace, Csr> step{a, record, v.x, v.p, v.r[in], v.s[in], v.q[in],
                                              v.r[out], v.s[out], v.q[out], k};
-    const cg_sums_into<memory> into(record.sums_of(k + 1));
+    cg_sums* const target = record.sums_of(k + 1);
     const std::int64_t n = std::int64_t(v.x.extent(0));
     if constexpr (tuned::available) {
       const launch_label named("kernwerk::cg::csr_step", true);
-      tuned::run(space, step, n, partials.data(), arrived.data(), record.sums_of(k + 1));
+      tuned::run(space, step, n, partials.data(), arrived.data(), target);
     } else if constexpr (teams::host)
       Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + teams::rows - 1) / teams::rows)),
-                              csr_step_range<ExecutionSpace, Csr>{step}, into);
+                              csr_step_range<ExecutionSpace, Csr>{step}, cg_sums_into<memory>(target));
     else
       Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::policy(space, n),
-                              csr_step_teams<ExecutionSpace, Csr>{step}, into);
+                              csr_step_teams<ExecutionSpace, Csr>{step}, cg_sums_into<memory>(target));
   }
 };
 

@@ -6,13 +6,14 @@
 //
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
 //                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
-//                         [--cell-search P]
+//                         [--cell-search P] [--float-tests 0|1]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
 // in perf/neighbourhood_sets.hpp.
 // Tuning experiments: --leaf-size B sets the index's references per leaf (as in
 // kernwerk_bench_nearest), --cell-search P the largest dense cell that DBSCAN searches around
-// once instead of point by point. --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
+// once instead of point by point, --float-tests 0 the radius searches' float tests off (every
+// node and point tested in float64 alone). --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
 // DIR/<set>-<s>.json (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
 
@@ -137,6 +138,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--sets") sets = value;
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--cell-search") kernwerk::impl::dbscan_policy::cell_search_points = std::stoll(value);
+    else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value) != 0;
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -145,7 +147,7 @@ int main(int argc, char* argv[]) {
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
                          "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B] "
-                         "[--cell-search P]\n");
+                         "[--cell-search P] [--float-tests 0|1]\n");
     return 2;
   }
   std::vector<record> records;

@@ -10,6 +10,7 @@
 #include "execution_spaces.hpp"
 #include "kernwerk/spatial_index.hpp"
 #include "kernwerk/within.hpp"
+#include "kernwerk/impl/neighbourhood/radius_search.hpp"
 #include "layouts.hpp"
 #include "nearest_support.hpp"
 
@@ -309,6 +310,88 @@ TEST_CASE_TEMPLATE_DEFINE("within: points at exactly the radius count", Space, e
   }
 }
 TEST_CASE_TEMPLATE_APPLY(exact_boundary, enabled_spaces);
+
+// Turns the radius searches' float tests off for a scope (radius_search.hpp's radius_policy).
+struct float64_tests_only {
+  float64_tests_only() { kernwerk::impl::radius_policy::float_tests = false; }
+  ~float64_tests_only() { kernwerk::impl::radius_policy::float_tests = true; }
+};
+
+TEST_CASE_TEMPLATE_DEFINE("within: the float tests decide only as float64 does", Space, float_tests) {
+  // Points a hair inside and outside the radius, where a float coordinate's rounding is far
+  // larger than the hair: the brute force's answer, and bit for bit the answer of the float64
+  // tests alone.
+  const auto check_both = [](const host_points& queries, const host_points& points, double radius,
+                             const within_options& options) {
+    const auto got = run_within<Space>(queries, points, radius, options);
+    check_radius(queries, points, radius, got, options);
+    radius_result plain;
+    {
+      const float64_tests_only only;
+      plain = run_within<Space>(queries, points, radius, options);
+    }
+    CHECK(got.offsets == plain.offsets);
+    CHECK(got.indices == plain.indices);
+    CHECK(got.distances == plain.distances);
+    CHECK(got.counts == plain.counts);
+  };
+  const double hairs[] = {-1e-4, -1e-6, -1e-7, -3e-8, -1e-9, 0.0, 1e-9, 3e-8, 1e-7, 1e-6, 1e-4};
+  std::mt19937_64 random(51);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  // On the sphere: rings of points at angles radius * (1 + hair) around each query, at random
+  // bearings; queries at a pole, on the date line and at random.
+  for (double radius : {1e-4, 0.05, 1.0}) {
+    CAPTURE(radius);
+    host_points queries, points;
+    queries.add(pi / 2 - 1e-6, 0.3);
+    queries.add(0.2, pi - 1e-7);
+    for (int q = 0; q < 10; ++q) queries.add(std::asin(2 * uniform(random) - 1), pi * (2 * uniform(random) - 1));
+    for (std::size_t q = 0; q < queries.count(); ++q) {
+      const double lat = queries.values[2 * q], lon = queries.values[2 * q + 1];
+      for (double hair : hairs) {
+        for (int copy = 0; copy < 3; ++copy) {
+          const double angle = radius * (1 + hair), bearing = 2 * pi * uniform(random);
+          const double to_lat = std::asin(std::sin(lat) * std::cos(angle) +
+                                          std::cos(lat) * std::sin(angle) * std::cos(bearing));
+          double to_lon = lon + std::atan2(std::sin(bearing) * std::sin(angle) * std::cos(lat),
+                                           std::cos(angle) - std::sin(lat) * std::sin(to_lat));
+          if (to_lon > pi) to_lon -= 2 * pi;
+          if (to_lon < -pi) to_lon += 2 * pi;
+          points.add(to_lat, to_lon);
+        }
+      }
+    }
+    check_both(queries, points, radius, within_options());
+  }
+  // Euclidean, 2-D and 3-D, far from the origin: at 3e7 a float coordinate is off by up to 1,
+  // at 1e3 by 3e-5, against radii of 1.3 and 0.01.
+  for (const double offset : {1e3, 3e7}) {
+    for (std::size_t dimension : {2u, 3u}) {
+      CAPTURE(offset);
+      CAPTURE(dimension);
+      const double radius = offset > 1e6 ? 1.3 : 0.01;
+      host_points queries, points;
+      queries.dimension = points.dimension = dimension;
+      for (int q = 0; q < 12; ++q) {
+        double centre[3];
+        for (auto& c : centre) c = offset + 20 * radius * uniform(random);
+        queries.values.insert(queries.values.end(), centre, centre + dimension);
+        for (double hair : hairs) {
+          for (int copy = 0; copy < 3; ++copy) {
+            double direction[3] = {uniform(random) - 0.5, uniform(random) - 0.5,
+                                   dimension > 2 ? uniform(random) - 0.5 : 0.0};
+            const double length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] +
+                                            direction[2] * direction[2]);
+            for (std::size_t a = 0; a < dimension; ++a)
+              points.values.push_back(centre[a] + radius * (1 + hair) * direction[a] / length);
+          }
+        }
+      }
+      check_both(queries, points, radius, euclidean());
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(float_tests, enabled_spaces);
 
 // The searches in the order that keeps neighbouring queries together (index/query_order.hpp:
 // taken by large query sets only) against the input order and the brute force, on the layouts

@@ -3,6 +3,7 @@
 // sincos shares one argument reduction between the two where the device library has it.
 #include <Kokkos_Core.hpp>
 
+#include <cfloat>
 #include <cmath>
 
 namespace kernwerk::impl {
@@ -19,5 +20,13 @@ KOKKOS_INLINE_FUNCTION void sincos(double x, double& s, double& c) {
   s = math::sin(x);
   c = math::cos(x);
 #endif
+}
+
+// v rounded to float, to the nearest; a value past float's range becomes infinite (a plain
+// conversion of it is undefined).
+KOKKOS_INLINE_FUNCTION float to_float(double v) {
+  if (v > double(FLT_MAX)) return INFINITY;
+  if (v < -double(FLT_MAX)) return -INFINITY;
+  return static_cast<float>(v);
 }
 }  // namespace kernwerk::impl

@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/impl/index/sort_pairs.hpp"
 #include "kernwerk/impl/launch.hpp"
@@ -272,12 +273,20 @@ struct point_bvh {
   template <class T>
   using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
   using boxes_view = Kokkos::View<double* [6], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
+  // Float copies for the radius searches' first tests (radius_search.hpp's float_band): a box
+  // in 32 bytes (low x, y, z, high x, y, z, two unused), a point in 16 (x, y, z, one unused),
+  // each read in one or two vector loads.
+  using float_boxes_view = Kokkos::View<float* [8], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using float_points_view = Kokkos::View<float* [4], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
 
   std::int64_t size = 0;        // references
   int leaf_size = 1;
   std::int64_t leaf_count = 0;  // leaves that hold references
   std::int64_t first_leaf = 1;  // node number of leaf 0; a power of two
   boxes_view boxes;             // nodes 1 .. 2 first_leaf - 1 (row 0 unused)
+  float_boxes_view float_boxes;    // the boxes rounded to float, nearest
+  float_points_view float_points;  // the points' x, y, z rounded to float, nearest
+  double magnitude = 0;         // the largest |coordinate| of the points (on the host)
   array<std::uint64_t*> leaf_codes;  // Morton code of each leaf's first point, ascending
   morton_frame frame;           // of the codes
   sphere_points<MemorySpace> points;  // the references in curve order
@@ -297,6 +306,8 @@ struct point_bvh {
   static std::size_t bytes(std::int64_t references, int leaf, bool with_grid = true) {
     using carve = workspace<MemorySpace>;
     return carve::template bytes_for<double>(6 * 2 * leaf_nodes(references, leaf)) +
+           carve::template bytes_for<float>(8 * 2 * leaf_nodes(references, leaf)) +
+           carve::template bytes_for<float>(4 * references) +
            carve::template bytes_for<std::uint64_t>((references + leaf - 1) / leaf) +
            sphere_points_bytes<MemorySpace>(references) +
            2 * carve::template bytes_for<int>(references) +
@@ -324,6 +335,13 @@ struct point_bvh {
   }
 
   KOKKOS_INLINE_FUNCTION bool is_leaf(std::int64_t node) const { return node >= first_leaf; }
+  KOKKOS_INLINE_FUNCTION void write_box(std::int64_t node, const box3& box) const {
+    for (int b = 0; b < 6; ++b) {
+      boxes(node, b) = box.bound[b];
+      float_boxes(node, b) = to_float(box.bound[b]);  // an empty box's bounds become infinite
+    }
+    float_boxes(node, 6) = float_boxes(node, 7) = 0;
+  }
   // The leaf whose codes span `code` (the first leaf for codes before all of them).
   KOKKOS_INLINE_FUNCTION std::int64_t leaf_of(std::uint64_t code) const {
     std::int64_t low = 0, high = leaf_count;  // the leaf is in [low, high)
@@ -353,6 +371,21 @@ struct point_bvh {
       sum += d * d;
     }
     return sum;
+  }
+  // The same from a point rounded to float, in float arithmetic, on the float box.
+  KOKKOS_INLINE_FUNCTION float float_box_distance(float x, float y, float z, std::int64_t node) const {
+    const float v[3] = {x, y, z};
+    float sum = 0;
+    for (int a = 0; a < 3; ++a) {
+      const float below = float_boxes(node, a) - v[a], above = v[a] - float_boxes(node, a + 3);
+      const float d = below > 0 ? below : (above > 0 ? above : 0.0f);
+      sum += d * d;
+    }
+    return sum;
+  }
+  KOKKOS_INLINE_FUNCTION float float_chord(float x, float y, float z, std::int64_t r) const {
+    const float dx = x - float_points(r, 0), dy = y - float_points(r, 1), dz = z - float_points(r, 2);
+    return dx * dx + dy * dy + dz * dz;
   }
 };
 
@@ -524,6 +557,8 @@ struct gather_rows {
   KOKKOS_FUNCTION void operator()(const std::int64_t r) const {
     const int j = rows(r);
     for (int c = 0; c < sphere_columns; ++c) bvh.points(r, c) = prepared(j, c);
+    for (int c = 0; c < 3; ++c) bvh.float_points(r, c) = to_float(prepared(j, column_x + c));
+    bvh.float_points(r, 3) = 0;
     bvh.order(r) = j;
     bvh.rank(j) = static_cast<int>(r);
     if (with_grid && grid_build::grid_pays(found().cells, bvh.size, min_occupancy))
@@ -545,7 +580,7 @@ struct fill_boxes {
     box3 box = box3::empty();
     for (std::int64_t r = bvh.leaf_begin(node); r < bvh.leaf_end(node); ++r)
       box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
-    for (int b = 0; b < 6; ++b) bvh.boxes(node, b) = box.bound[b];
+    bvh.write_box(node, box);
     for (; node > 1; node /= 2) {
       Kokkos::memory_fence();  // this node's box before its arrival
       if (Kokkos::atomic_fetch_add(&arrivals(node / 2), 1) == 0) return;
@@ -557,7 +592,7 @@ struct fill_boxes {
         box.bound[a] = low < box.bound[a] ? low : box.bound[a];
         box.bound[a + 3] = high > box.bound[a + 3] ? high : box.bound[a + 3];
       }
-      for (int b = 0; b < 6; ++b) bvh.boxes(node / 2, b) = box.bound[b];
+      bvh.write_box(node / 2, box);
     }
   }
 };
@@ -588,6 +623,9 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
   bvh.first_leaf = bvh_type::leaf_nodes(m, leaf_size);
   bvh.boxes = typename bvh_type::boxes_view(keep.template take<double>(6 * 2 * bvh.first_leaf),
                                              2 * bvh.first_leaf);
+  bvh.float_boxes = typename bvh_type::float_boxes_view(keep.template take<float>(8 * 2 * bvh.first_leaf),
+                                                         2 * bvh.first_leaf);
+  bvh.float_points = typename bvh_type::float_points_view(keep.template take<float>(4 * m), m);
   bvh.leaf_codes = typename bvh_type::template array<std::uint64_t*>(
       keep.template take<std::uint64_t>(bvh.leaf_count), bvh.leaf_count);
   bvh.points = sphere_points<memory_space>(keep.template take<double>(sphere_columns * m), m);
@@ -651,6 +689,8 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
                                           : result.moments.first_invalid;
   bvh.rotation = result.rotation;
   bvh.bounds = result.bounds;
+  for (int b = 0; b < 6; ++b)
+    bvh.magnitude = std::max(bvh.magnitude, m > 0 ? std::fabs(result.bounds.bound[b]) : 0.0);
   bvh.frame = result.frame;
   if (with_grid) {
     bvh.grid = grid.grid;

@@ -9,6 +9,11 @@
 // drops a node only where its box is farther than the range by more than rounding can explain
 // (squared chords: chord_tie_margin, as the nearest-neighbour search; Euclidean: a relative
 // 1e-12), so that no point within the range is ever skipped; the distance itself decides.
+// Nodes and points are first tested in float, on the index's float copies (float_band): a test
+// decides there only where the float64 test would decide the same way, so the points visited
+// are the same, in the same order; what float leaves undecided goes to float64. On the H200
+// the count pass was bound by the instructions of its float64 tests
+// (docs/performance.md, "Where the H200's time goes").
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -49,6 +54,42 @@ inline double radius_inner(bool sphere, double range, double sphere_radius) {
   return inner > 0 ? inner : -1.0;
 }
 
+// Whether the radius searches test in float first (kernwerk_bench_dbscan --float-tests 0|1).
+struct radius_policy {
+  static inline bool float_tests = true;
+};
+
+// The float tests of one query: a node or point whose squared float distance is above `above`
+// is out of reach in float64 too; with `within` >= 0, one at or below it is inside
+// radius_inner's band. A float coordinate is off by at most u = 2^-24 times the largest
+// magnitude M of the query's and the index's coordinates, so a float distance is off by at
+// most 2 sqrt(3) u M (shift: 4 u M), and the arithmetic adds at most 6 u relative (16 u
+// allowed, with the threshold's own rounding to float) and the underflow of tiny squares at
+// most 2^-124 (2^-120 allowed). Outside 2^-40 <= M <= 2^60 float decides nothing.
+struct float_band {
+  float x = 0, y = 0, z = 0;  // the query
+  float above = INFINITY;
+  float within = -1;
+  KOKKOS_INLINE_FUNCTION static float_band of(double x, double y, double z, double magnitude,
+                                              double reach, double inner, bool enabled) {
+    float_band band;
+    const double m = math::fmax(magnitude, math::fmax(math::fabs(x), math::fmax(math::fabs(y), math::fabs(z))));
+    if (!enabled || !(m >= 0x1p-40 && m <= 0x1p60)) return band;
+    constexpr double u = 0x1p-24, slack = 0x1p-120;
+    const double shift = 4 * u * m;
+    band.x = to_float(x);
+    band.y = to_float(y);
+    band.z = to_float(z);
+    const double root = math::sqrt(reach) + shift;
+    band.above = to_float((1 + 16 * u) * root * root + slack);
+    if (inner > 0 && math::sqrt(inner) > shift) {
+      const double low = math::sqrt(inner) - shift, within = (1 - 16 * u) * low * low - slack;
+      if (within > 0x1p-118) band.within = to_float(within);
+    }
+    return band;
+  }
+};
+
 // A radius search over the points of `bvh`. Points are sphere_points: unit vectors in the
 // index's frame with latitude, longitude and cos(latitude) on the sphere; Euclidean
 // coordinates (z = 0 in 2-D) otherwise.
@@ -61,6 +102,7 @@ struct radius_rule {
   double range = 0.0;          // a point counts where its distance <= range
   double reach = 0.0;          // radius_reach
   double inner = -1.0;         // radius_inner
+  bool float_tests = true;     // radius_policy's, when the rule was made
 
   static constexpr int stack_size = 64;  // > the tree's depth
 
@@ -115,16 +157,26 @@ struct radius_rule {
   KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit, Filter& filter) const {
     std::uint32_t stack[stack_size];  // nodes < 2^32: at most 2^31 leaves
     int top = 0;
+    const float_band band =
+        float_band::of(o.x, o.y, o.z, bvh.magnitude, reach, inner, float_tests);
+    const bool in_float = band.above < INFINITY;
     const auto wanted = [&](std::int64_t node) {
-      return bvh.box_distance(o.x, o.y, o.z, node) <= reach && !filter.skip_node(node);
+      return (in_float ? !(bvh.float_box_distance(band.x, band.y, band.z, node) > band.above)
+                       : bvh.box_distance(o.x, o.y, o.z, node) <= reach) &&
+             !filter.skip_node(node);
     };
     if (bvh.size > 0 && wanted(1)) stack[top++] = 1;
     while (top > 0) {
       const std::int64_t node = stack[--top];
       if (bvh.is_leaf(node)) {
-        const auto row = [&](std::int64_t r, double chord) {  // false: stop
-          if (!(chord <= reach) || filter.skip_row(r)) return true;
-          if (!Distances && chord <= inner) return visit(r, 0.0);
+        // Row r, its float chord `near` not above band.above (0 where float decides nothing):
+        // false stops the search.
+        const auto row = [&](std::int64_t r, float near) {
+          if (filter.skip_row(r)) return true;
+          if (!Distances && near <= band.within) return visit(r, 0.0);
+          const double c = chord(o, r);
+          if (!(c <= reach)) return true;
+          if (!Distances && c <= inner) return visit(r, 0.0);
           const double d = distance(o, r);
           return !(d <= range) || visit(r, d);
         };
@@ -135,14 +187,17 @@ struct radius_rule {
           constexpr int block = 16;
           for (std::int64_t first = bvh.leaf_begin(node); first < end; first += block) {
             const int count = int(end - first < block ? end - first : block);
-            double chords[block];
-            for (int k = 0; k < count; ++k) chords[k] = chord(o, first + k);
+            float chords[block];
             for (int k = 0; k < count; ++k)
-              if (chords[k] <= reach && !row(first + k, chords[k])) return;
+              chords[k] = in_float ? bvh.float_chord(band.x, band.y, band.z, first + k) : 0.0f;
+            for (int k = 0; k < count; ++k)
+              if (!(chords[k] > band.above) && !row(first + k, chords[k])) return;
           }
         } else {
-          for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r)
-            if (!row(r, chord(o, r))) return;
+          for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
+            const float near = in_float ? bvh.float_chord(band.x, band.y, band.z, r) : 0.0f;
+            if (!(near > band.above) && !row(r, near)) return;
+          }
         }
         continue;
       }
@@ -169,6 +224,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.range = range;
   rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
   rule.inner = radius_inner(rule.sphere, range, rule.sphere_radius);
+  rule.float_tests = radius_policy::float_tests;
   return rule;
 }
 

@@ -14,13 +14,15 @@
 // computed from, whatever the coordinates' magnitude.
 // Empty nodes (the tree is padded to a power of two of leaves) hold empty boxes. The code of
 // each leaf's first point is kept, so that a query finds the leaf where its own code falls
-// and starts from there.
+// and starts from there. The boxes and the points' x, y, z are kept in float as well, for the
+// radius searches' first tests (neighbourhood/radius_search.hpp's float_band).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/math.hpp"
@@ -274,10 +276,20 @@ struct point_bvh {
   using array = Kokkos::View<T, MemorySpace, Kokkos::MemoryUnmanaged>;
   using boxes_view = Kokkos::View<double* [6], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
   // Float copies for the radius searches' first tests (radius_search.hpp's float_band): a box
-  // in 32 bytes (low x, y, z, high x, y, z, two unused), a point in 16 (x, y, z, one unused),
-  // each read in one or two vector loads.
+  // in 32 bytes (low x, y, z, high x, y, z, two unused), read in two 16-byte loads; a point's
+  // x, y, z (and one unused), on a GPU in one 16-byte row a thread reads at once, on a host
+  // in columns that a core's leaf scan vectorises.
   using float_boxes_view = Kokkos::View<float* [8], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
-  using float_points_view = Kokkos::View<float* [4], Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using float_points_view =
+      Kokkos::View<float* [4], std::conditional_t<host_memory<MemorySpace>, Kokkos::LayoutLeft, Kokkos::LayoutRight>,
+                   MemorySpace, Kokkos::MemoryUnmanaged>;
+  // Four floats in one load (rows of 16 and 32 bytes in memory carved 256-byte aligned).
+  struct alignas(16) float_quad {
+    float v[4];
+  };
+  KOKKOS_INLINE_FUNCTION static float_quad load_quad(const float* p) {
+    return *reinterpret_cast<const float_quad*>(p);
+  }
 
   std::int64_t size = 0;        // references
   int leaf_size = 1;
@@ -374,17 +386,25 @@ struct point_bvh {
   }
   // The same from a point rounded to float, in float arithmetic, on the float box.
   KOKKOS_INLINE_FUNCTION float float_box_distance(float x, float y, float z, std::int64_t node) const {
-    const float v[3] = {x, y, z};
+    const float_quad first = load_quad(&float_boxes(node, 0)), second = load_quad(&float_boxes(node, 4));
+    const float v[3] = {x, y, z}, low[3] = {first.v[0], first.v[1], first.v[2]},
+                high[3] = {first.v[3], second.v[0], second.v[1]};
     float sum = 0;
     for (int a = 0; a < 3; ++a) {
-      const float below = float_boxes(node, a) - v[a], above = v[a] - float_boxes(node, a + 3);
+      const float below = low[a] - v[a], above = v[a] - high[a];
       const float d = below > 0 ? below : (above > 0 ? above : 0.0f);
       sum += d * d;
     }
     return sum;
   }
   KOKKOS_INLINE_FUNCTION float float_chord(float x, float y, float z, std::int64_t r) const {
-    const float dx = x - float_points(r, 0), dy = y - float_points(r, 1), dz = z - float_points(r, 2);
+    float dx, dy, dz;
+    if constexpr (host_memory<MemorySpace>) {
+      dx = x - float_points(r, 0), dy = y - float_points(r, 1), dz = z - float_points(r, 2);
+    } else {
+      const float_quad p = load_quad(&float_points(r, 0));
+      dx = x - p.v[0], dy = y - p.v[1], dz = z - p.v[2];
+    }
     return dx * dx + dy * dy + dz * dz;
   }
 };

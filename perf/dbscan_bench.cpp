@@ -12,8 +12,8 @@
 // in perf/neighbourhood_sets.hpp.
 // Tuning experiments: --leaf-size B sets the index's references per leaf (as in
 // kernwerk_bench_nearest), --cell-search P the largest dense cell that DBSCAN searches around
-// once instead of point by point, --float-tests 0 the radius searches' float tests off (every
-// node and point tested in float64 alone). --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
+// once instead of point by point, --float-tests 0|1 the radius searches' float first tests
+// off or on (default: on GPUs only). --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
 // DIR/<set>-<s>.json (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
 
@@ -138,7 +138,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--sets") sets = value;
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--cell-search") kernwerk::impl::dbscan_policy::cell_search_points = std::stoll(value);
-    else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value) != 0;
+    else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;

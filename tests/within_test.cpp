@@ -311,10 +311,11 @@ TEST_CASE_TEMPLATE_DEFINE("within: points at exactly the radius count", Space, e
 }
 TEST_CASE_TEMPLATE_APPLY(exact_boundary, enabled_spaces);
 
-// Turns the radius searches' float tests off for a scope (radius_search.hpp's radius_policy).
-struct float64_tests_only {
-  float64_tests_only() { kernwerk::impl::radius_policy::float_tests = false; }
-  ~float64_tests_only() { kernwerk::impl::radius_policy::float_tests = true; }
+// Sets the radius searches' float tests on or off for a scope (radius_search.hpp's
+// radius_policy; by default on GPUs only).
+struct float_tests_set {
+  explicit float_tests_set(bool on) { kernwerk::impl::radius_policy::float_tests = on ? 1 : 0; }
+  ~float_tests_set() { kernwerk::impl::radius_policy::float_tests = -1; }
 };
 
 TEST_CASE_TEMPLATE_DEFINE("within: the float tests decide only as float64 does", Space, float_tests) {
@@ -323,11 +324,14 @@ TEST_CASE_TEMPLATE_DEFINE("within: the float tests decide only as float64 does",
   // tests alone.
   const auto check_both = [](const host_points& queries, const host_points& points, double radius,
                              const within_options& options) {
-    const auto got = run_within<Space>(queries, points, radius, options);
-    check_radius(queries, points, radius, got, options);
-    radius_result plain;
+    radius_result got, plain;
     {
-      const float64_tests_only only;
+      const float_tests_set on(true);
+      got = run_within<Space>(queries, points, radius, options);
+    }
+    check_radius(queries, points, radius, got, options);
+    {
+      const float_tests_set off(false);
       plain = run_within<Space>(queries, points, radius, options);
     }
     CHECK(got.offsets == plain.offsets);

@@ -39,9 +39,9 @@ namespace kernwerk {
 /// rows for the Euclidean one; queries have the points' coordinates. Answers are those of the
 /// free functions: kernwerk::nearest's (exact in float64, nearest first, ties to the smallest
 /// index), kernwerk::within's and kernwerk::count_within's. The index keeps its own copy of
-/// the points in the execution space's memory (about 80 bytes a point), so the caller's View
-/// may change or go after construction. Views out of the execution space's reach are copied in
-/// for a query (and results copied back).
+/// the points in the execution space's memory (80 to 190 bytes a point: bytes()), so the
+/// caller's View may change or go after construction. Views out of the execution space's reach
+/// are copied in for a query (and results copied back).
 template <class ExecutionSpace>
 class spatial_index {
  public:

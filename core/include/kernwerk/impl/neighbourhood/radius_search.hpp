@@ -9,10 +9,10 @@
 // drops a node only where its box is farther than the range by more than rounding can explain
 // (squared chords: chord_tie_margin, as the nearest-neighbour search; Euclidean: a relative
 // 1e-12), so that no point within the range is ever skipped; the distance itself decides.
-// Nodes and points are first tested in float, on the index's float copies (float_band): a test
-// decides there only where the float64 test would decide the same way, so the points visited
-// are the same, in the same order; what float leaves undecided goes to float64. On the H200
-// the count pass was bound by the instructions of its float64 tests
+// On GPUs nodes and points are first tested in float, on the index's float copies (float_band,
+// radius_policy): a test decides there only where the float64 test would decide the same way,
+// so the points visited are the same, in the same order; what float leaves undecided goes to
+// float64. On the H200 the count pass was bound by the instructions of its float64 tests
 // (docs/performance.md, "Where the H200's time goes").
 #include <Kokkos_Core.hpp>
 
@@ -54,9 +54,17 @@ inline double radius_inner(bool sphere, double range, double sphere_radius) {
   return inner > 0 ? inner : -1.0;
 }
 
-// Whether the radius searches test in float first (kernwerk_bench_dbscan --float-tests 0|1).
+// Whether the radius searches test in float first: 1 yes, 0 no, -1 the memory space's default,
+// yes on GPUs and no on host spaces (kernwerk_bench_dbscan --float-tests). On the H200 the
+// counts took 0.85 to 0.90 of their time, DBSCAN 0.95 to 0.97
+// (perf/results/issue50-float-tests-cuda-h200.json); on the 2-core host the same searches took
+// 1.02 to 1.17 times theirs (issue50-float-tests-host-epyc-2core.json).
 struct radius_policy {
-  static inline bool float_tests = true;
+  static inline int float_tests = -1;
+  template <class MemorySpace>
+  static bool float_tests_for() {
+    return float_tests >= 0 ? float_tests != 0 : !host_memory<MemorySpace>;
+  }
 };
 
 // The float tests of one query: a node or point whose squared float distance is above `above`
@@ -169,16 +177,17 @@ struct radius_rule {
     while (top > 0) {
       const std::int64_t node = stack[--top];
       if (bvh.is_leaf(node)) {
-        // Row r, its float chord `near` not above band.above (0 where float decides nothing):
+        // Row r by its float64 chord c, and by its float chord `near` (not above band.above):
         // false stops the search.
-        const auto row = [&](std::int64_t r, float near) {
-          if (filter.skip_row(r)) return true;
-          if (!Distances && near <= band.within) return visit(r, 0.0);
-          const double c = chord(o, r);
-          if (!(c <= reach)) return true;
+        const auto row_by_chord = [&](std::int64_t r, double c) {
+          if (!(c <= reach) || filter.skip_row(r)) return true;
           if (!Distances && c <= inner) return visit(r, 0.0);
           const double d = distance(o, r);
           return !(d <= range) || visit(r, d);
+        };
+        const auto row = [&](std::int64_t r, float near) {
+          if (!Distances && near <= band.within) return filter.skip_row(r) || visit(r, 0.0);
+          return row_by_chord(r, chord(o, r));
         };
         const std::int64_t end = bvh.leaf_end(node);
         if constexpr (host_memory<MemorySpace>) {
@@ -187,16 +196,26 @@ struct radius_rule {
           constexpr int block = 16;
           for (std::int64_t first = bvh.leaf_begin(node); first < end; first += block) {
             const int count = int(end - first < block ? end - first : block);
-            float chords[block];
-            for (int k = 0; k < count; ++k)
-              chords[k] = in_float ? bvh.float_chord(band.x, band.y, band.z, first + k) : 0.0f;
-            for (int k = 0; k < count; ++k)
-              if (!(chords[k] > band.above) && !row(first + k, chords[k])) return;
+            if (in_float) {
+              float chords[block];
+              for (int k = 0; k < count; ++k) chords[k] = bvh.float_chord(band.x, band.y, band.z, first + k);
+              for (int k = 0; k < count; ++k)
+                if (!(chords[k] > band.above) && !row(first + k, chords[k])) return;
+            } else {
+              double chords[block];
+              for (int k = 0; k < count; ++k) chords[k] = chord(o, first + k);
+              for (int k = 0; k < count; ++k)
+                if (chords[k] <= reach && !row_by_chord(first + k, chords[k])) return;
+            }
           }
         } else {
           for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
-            const float near = in_float ? bvh.float_chord(band.x, band.y, band.z, r) : 0.0f;
-            if (!(near > band.above) && !row(r, near)) return;
+            if (in_float) {
+              const float near = bvh.float_chord(band.x, band.y, band.z, r);
+              if (!(near > band.above) && !row(r, near)) return;
+            } else if (!row_by_chord(r, chord(o, r))) {
+              return;
+            }
           }
         }
         continue;
@@ -224,7 +243,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.range = range;
   rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
   rule.inner = radius_inner(rule.sphere, range, rule.sphere_radius);
-  rule.float_tests = radius_policy::float_tests;
+  rule.float_tests = radius_policy::float_tests_for<MemorySpace>();
   return rule;
 }
 

@@ -66,6 +66,8 @@ def main():
             row[way + "_median_seconds"] = statistics.median(medians)
             row[way + "_best_seconds"] = min(results[at]["best_seconds"] for results in runs[way])
             row[way + "_runs_median_seconds"] = medians
+            if "note" in first:  # what the driver checked (neighbours, clusters, wrong samples)
+                row[way + "_notes"] = [results[at]["note"] for results in runs[way]]
         row["after_over_before"] = round(row["after_median_seconds"] / row["before_median_seconds"], 3)
         row["paired_after_over_before"] = round(statistics.median(
             a / b for a, b in zip(row["after_runs_median_seconds"], row["before_runs_median_seconds"])), 3)

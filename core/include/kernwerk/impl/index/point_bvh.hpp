@@ -298,7 +298,6 @@ struct point_bvh {
   boxes_view boxes;             // nodes 1 .. 2 first_leaf - 1 (row 0 unused)
   float_boxes_view float_boxes;    // the boxes rounded to float, nearest
   float_points_view float_points;  // the points' x, y, z rounded to float, nearest
-  double magnitude = 0;         // the largest |coordinate| of the points (on the host)
   array<std::uint64_t*> leaf_codes;  // Morton code of each leaf's first point, ascending
   morton_frame frame;           // of the codes
   sphere_points<MemorySpace> points;  // the references in curve order
@@ -709,8 +708,6 @@ point_bvh<typename ExecutionSpace::memory_space> build_point_bvh(
                                           : result.moments.first_invalid;
   bvh.rotation = result.rotation;
   bvh.bounds = result.bounds;
-  for (int b = 0; b < 6; ++b)
-    bvh.magnitude = std::max(bvh.magnitude, m > 0 ? std::fabs(result.bounds.bound[b]) : 0.0);
   bvh.frame = result.frame;
   if (with_grid) {
     bvh.grid = grid.grid;

@@ -111,6 +111,7 @@ struct radius_rule {
   double reach = 0.0;          // radius_reach
   double inner = -1.0;         // radius_inner
   bool float_tests = true;     // radius_policy's, when the rule was made
+  double magnitude = 0;        // the largest |coordinate| of the index's points (its bounds)
 
   static constexpr int stack_size = 64;  // > the tree's depth
 
@@ -166,7 +167,7 @@ struct radius_rule {
     std::uint32_t stack[stack_size];  // nodes < 2^32: at most 2^31 leaves
     int top = 0;
     const float_band band =
-        float_band::of(o.x, o.y, o.z, bvh.magnitude, reach, inner, float_tests);
+        float_band::of(o.x, o.y, o.z, magnitude, reach, inner, float_tests);
     const bool in_float = band.above < INFINITY;
     const auto wanted = [&](std::int64_t node) {
       return (in_float ? !(bvh.float_box_distance(band.x, band.y, band.z, node) > band.above)
@@ -244,6 +245,8 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.reach = radius_reach(rule.sphere, range, rule.sphere_radius);
   rule.inner = radius_inner(rule.sphere, range, rule.sphere_radius);
   rule.float_tests = radius_policy::float_tests_for<MemorySpace>();
+  if (rule.bvh.size > 0)
+    for (const double bound : rule.bvh.bounds.bound) rule.magnitude = std::fmax(rule.magnitude, std::fabs(bound));
   return rule;
 }
 

@@ -302,7 +302,8 @@ TEST_CASE_TEMPLATE_DEFINE("nearest: k nearest, sorted, ties by index", Space, k_
   observations.add(0.2, M_PI);
   observations.add(0.3, 0.9 + 3.5e-10);  // among the near copies, and beside them
   observations.add(0.3 + 1e-6, 0.9);
-  for (std::size_t k : {2u, 3u, 8u, 17u, 32u}) {
+  // (each list capacity full, and 3, 6 and 12 short of theirs: neighbour_list's slots past k)
+  for (std::size_t k : {2u, 3u, 6u, 8u, 12u, 17u, 32u}) {
     CAPTURE(k);
     for (const auto& v : variants<Space>(metric_kind::haversine, int(k))) {
       CAPTURE(v.name);

@@ -280,11 +280,21 @@ TEST_CASE_TEMPLATE_DEFINE("within: Euclidean 2-D and 3-D, clusters and duplicate
     for (int c = 0; c < 100; ++c)
       points.values.insert(points.values.end(), points.values.begin(),
                            points.values.begin() + dimension);
+    // Every 7th point of the set (cluster members and copies among them) as queries of its own.
+    host_points own;
+    own.dimension = dimension;
+    for (std::size_t i = 0; i < points.count(); i += 7)
+      own.values.insert(own.values.end(), points.values.begin() + i * dimension,
+                        points.values.begin() + (i + 1) * dimension);
     for (double radius : {0.0, 0.01, 1.5, 40.0}) {
       CAPTURE(radius);
-      check_radius(queries, points, radius, run_within<Space>(queries, points, radius, euclidean()),
-                   euclidean());
-      check_radius(points, points, radius, run_within<Space>(points, points, radius, euclidean()),
+      // At 40 every point is in every row (2,100 a row): the first 100 queries and every 7th
+      // point cover that, with a seventh of the pairs of the whole sets.
+      host_points few = queries;
+      if (radius > 30) few.values.resize(100 * dimension);
+      const host_points& self = radius > 30 ? own : points;
+      check_radius(few, points, radius, run_within<Space>(few, points, radius, euclidean()), euclidean());
+      check_radius(self, points, radius, run_within<Space>(self, points, radius, euclidean()),
                    euclidean());
     }
   }

@@ -5,6 +5,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace kernwerk::impl {
 #if KOKKOS_VERSION >= 40000
@@ -28,5 +30,21 @@ KOKKOS_INLINE_FUNCTION float to_float(double v) {
   if (v > double(FLT_MAX)) return INFINITY;
   if (v < -double(FLT_MAX)) return -INFINITY;
   return static_cast<float>(v);
+}
+
+// v rounded down to a float (a lower bound kept in half the bytes stays a lower bound).
+KOKKOS_INLINE_FUNCTION float float_below(double v) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __double2float_rd(v);
+#else
+  float f = to_float(v);
+  if (double(f) > v) {  // one step towards -infinity
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof f);
+    bits = f > 0 ? bits - 1 : (f == 0 ? 0x80000001u : bits + 1);
+    std::memcpy(&f, &bits, sizeof f);
+  }
+  return f;
+#endif
 }
 }  // namespace kernwerk::impl

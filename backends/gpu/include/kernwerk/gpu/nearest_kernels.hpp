@@ -531,7 +531,7 @@ __global__ void __launch_bounds__(scan_block)
   float limit = active ? kth[i] - margin : no_threshold;
   int most = 2 * k + 32;  // notes before it gives up
   const impl::key_evaluator<Metric> keys{metric, o};
-  impl::neighbour_list<Capacity> list(k, Metric::margin);
+  impl::list_for<Capacity, Metric> list(k, Metric::margin);
   int noted[room];
   int held = 0;
   const auto decide = [&] {

@@ -93,7 +93,7 @@ struct decided_rows {
   int k;
   const std::int32_t* order;  // the reference at each place the scan lists, or none
   typename Metric::point o[block];
-  std::optional<impl::neighbour_list<Capacity>> list[block];
+  std::optional<impl::list_for<Capacity, Metric>> list[block];
 
   static void visit(void* context, int p, const std::int32_t* places, int count) {
     auto& rows = *static_cast<decided_rows*>(context);

@@ -143,6 +143,7 @@ struct euclidean_metric {
     double x[Dimension];
   };
   static constexpr double margin = 0.0;
+  static constexpr bool chord_is_key = true;
 
   KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
     point o;

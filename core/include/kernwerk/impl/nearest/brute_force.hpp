@@ -27,7 +27,7 @@ struct brute_force {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const {
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
-    auto list = lists.list(k, Metric::margin, i - first);
+    auto list = lists.template list<Metric>(k, i - first);
     for (std::int64_t j = 0; j < reference_count; ++j)
       consider(keys, metric.chord(o, j), j, list);
     write_list(keys, output, i, list);

@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernwerk/impl/launch.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
@@ -58,6 +60,7 @@ struct euclidean_bvh_metric {
   Bvh bvh;
   using point = sphere_point;
   static constexpr double margin = 0.0;
+  static constexpr bool chord_is_key = true;
 
   KOKKOS_INLINE_FUNCTION point observation(std::int64_t i) const {
     return {static_cast<double>(observations(i, 0)), static_cast<double>(observations(i, 1)),
@@ -94,8 +97,9 @@ struct bvh_query {
     int cell[3] = {0, 0, 0};
   };
 
+  template <class List>
   KOKKOS_INLINE_FUNCTION void scan_leaf(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                        std::int64_t node, neighbour_list<Capacity>& list,
+                                        std::int64_t node, List& list,
                                         const visited_block& visited) const {
     const std::int64_t end = bvh.leaf_end(node);
     for (std::int64_t r = bvh.leaf_begin(node); r < end; ++r) {
@@ -112,9 +116,10 @@ struct bvh_query {
   // Cells ix0..ix1 of row (iy, iz) of the grid (clamped to it): their points lie in one run of
   // sorted rows, scanned at once, which on the host costs less than a box test a cell. Without
   // box_test the row is scanned even where its box is out of reach.
+  template <class List>
   KOKKOS_INLINE_FUNCTION void visit_cells(const sphere_point& o, const key_evaluator<Metric>& keys,
                                           int ix0, int ix1, int iy, int iz,
-                                          neighbour_list<Capacity>& list, bool box_test = true) const {
+                                          List& list, bool box_test = true) const {
     const auto& grid = bvh.grid;
     if (iy < 0 || iz < 0 || iy >= grid.cells || iz >= grid.cells) return;
     ix0 = ix0 > 0 ? ix0 : 0;
@@ -137,8 +142,9 @@ struct bvh_query {
   // seldom settle there: perf/results/issue46-grid-block-host-epyc-2core.json);
   // then the rest of the first shell, and the shells beyond. Returns whether that settled the
   // search (every cell beyond is farther than the k-th neighbour).
+  template <class List>
   KOKKOS_INLINE_FUNCTION bool search_grid(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                          const int c[3], neighbour_list<Capacity>& list) const {
+                                          const int c[3], List& list) const {
     const auto& grid = bvh.grid;
     int shell = 1;  // the first shell not yet visited
     if (grid.block_first && grid.shells >= 1 && k == 1) {
@@ -182,11 +188,17 @@ struct bvh_query {
   }
 
   // Searches the subtree under `start`.
+  template <class List>
   KOKKOS_INLINE_FUNCTION void descend(const sphere_point& o, const key_evaluator<Metric>& keys,
-                                      std::int64_t start, neighbour_list<Capacity>& list,
+                                      std::int64_t start, List& list,
                                       const visited_block& visited) const {
-    std::int64_t stack_node[stack_size];
-    double stack_distance[stack_size];
+    // Searches of more than one neighbour keep 32-bit nodes and float distances rounded
+    // down (8 bytes an entry, local memory that spills on a GPU: docs/performance.md); a
+    // search of one is left as it was.
+    using stack_node_type = std::conditional_t<(Capacity > 1), std::uint32_t, std::int64_t>;
+    using stack_distance_type = std::conditional_t<(Capacity > 1), float, double>;
+    stack_node_type stack_node[stack_size];
+    stack_distance_type stack_distance[stack_size];
     int top = 0;
     std::int64_t node = start;
     for (;;) {
@@ -202,8 +214,9 @@ struct bvh_query {
         const double to_far = left_first ? to_right : to_left;
         if (list.admits(to_near)) {
           if (list.admits(to_far)) {
-            stack_node[top] = far;
-            stack_distance[top++] = to_far;
+            stack_node[top] = static_cast<stack_node_type>(far);
+            if constexpr (Capacity > 1) stack_distance[top++] = float_below(to_far);
+            else stack_distance[top++] = to_far;
           }
           node = near;
           continue;
@@ -226,7 +239,7 @@ struct bvh_query {
     const std::int64_t i = order(t);
     const auto o = metric.observation(i);
     const key_evaluator<Metric> keys{metric, o};
-    auto list = lists.list(k, Metric::margin, t - first);
+    auto list = lists.template list<Metric>(k, t - first);
     visited_block visited;
     if (bvh.grid.used) {
       visited.cell[0] = bvh.grid.axis_cell(o.x);
@@ -260,7 +273,7 @@ struct grid_stage {
     const std::int64_t i = query.order(t);
     const auto o = query.metric.observation(i);
     const key_evaluator<typename Query::metric_type> keys{query.metric, o};
-    auto list = query.lists.list(query.k, Query::metric_type::margin, t - query.first);
+    auto list = query.lists.template list<typename Query::metric_type>(query.k, t - query.first);
     const auto& grid = query.bvh.grid;
     const int cell[3] = {grid.axis_cell(o.x), grid.axis_cell(o.y), grid.axis_cell(o.z)};
     if (query.search_grid(o, keys, cell, list))

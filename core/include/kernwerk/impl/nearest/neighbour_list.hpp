@@ -26,21 +26,38 @@
 namespace kernwerk::impl {
 
 // The entries' storage: arrays of the list's own (local memory) ...
-template <int Capacity, class Index>
+template <int Capacity, class Index, bool ChordIsKey>
 struct local_entries {
   using index_type = Index;
+  static constexpr bool chord_is_key = false;
   double chord[Capacity];
   double key[Capacity];
+  Index index[Capacity];
+};
+
+// (where the metric's key is its chord, no keys: 12 bytes an entry)
+template <int Capacity, class Index>
+struct local_entries<Capacity, Index, true> {
+  using index_type = Index;
+  static constexpr bool chord_is_key = true;
+  double chord[Capacity];
   Index index[Capacity];
 };
 
 // ... or k entries of memory lent for one search.
 struct lent_entries {
   using index_type = std::int32_t;
+  static constexpr bool chord_is_key = false;
   double* chord;
   double* key;
   std::int32_t* index;
 };
+
+// Whether a metric's key is its chord, exactly (then its margin is 0): its lists keep no keys.
+template <class Metric, class = void>
+struct chord_is_key : std::false_type {};
+template <class Metric>
+struct chord_is_key<Metric, std::enable_if_t<Metric::chord_is_key>> : std::true_type {};
 
 // The entries and their order, shared by both lists.
 template <class Storage>
@@ -65,42 +82,61 @@ struct neighbour_entries : Storage {
   template <class KeyOf>
   KOKKOS_INLINE_FUNCTION bool before(double c, double& candidate_key, std::int64_t j, int e,
                                      const KeyOf& key_of) {
-    if (c < this->chord[e] - margin) return true;
-    if (c > this->chord[e] + margin) return false;
-    if (c == this->chord[e] && key_of.same_point(j, this->index[e])) return j < this->index[e];
-    if (candidate_key == unknown) candidate_key = key_of(j);
-    if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
-    return candidate_key < this->key[e] || (candidate_key == this->key[e] && j < this->index[e]);
+    if constexpr (Storage::chord_is_key) {
+      return c < this->chord[e] || (c == this->chord[e] && j < this->index[e]);
+    } else {
+      if (c < this->chord[e] - margin) return true;
+      if (c > this->chord[e] + margin) return false;
+      if (c == this->chord[e] && key_of.same_point(j, this->index[e])) return j < this->index[e];
+      if (candidate_key == unknown) candidate_key = key_of(j);
+      if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
+      return candidate_key < this->key[e] || (candidate_key == this->key[e] && j < this->index[e]);
+    }
   }
 
   // The key of element e, evaluated if it was never needed.
   template <class KeyOf>
   KOKKOS_INLINE_FUNCTION double final_key(int e, const KeyOf& key_of) {
-    if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
-    return this->key[e];
+    if constexpr (Storage::chord_is_key) {
+      return this->chord[e];
+    } else {
+      if (this->key[e] == unknown) this->key[e] = key_of(this->index[e]);
+      return this->key[e];
+    }
   }
 
  protected:
   KOKKOS_INLINE_FUNCTION void move(int from, int to) {
     this->chord[to] = this->chord[from];
-    this->key[to] = this->key[from];
+    if constexpr (!Storage::chord_is_key) this->key[to] = this->key[from];
     this->index[to] = this->index[from];
   }
   KOKKOS_INLINE_FUNCTION void place(int e, double c, double candidate_key, std::int64_t j) {
     this->chord[e] = c;
-    this->key[e] = candidate_key;
+    if constexpr (!Storage::chord_is_key) this->key[e] = candidate_key;
     this->index[e] = static_cast<Index>(j);
   }
 };
 
-// Kept in order: an insertion shifts the entries after it.
-template <int Capacity>
-struct sorted_neighbours : neighbour_entries<local_entries<Capacity, std::int64_t>> {
-  using neighbour_entries<local_entries<Capacity, std::int64_t>>::neighbour_entries;
+// Kept in order: an insertion shifts the entries after it. Lists of more than one neighbour
+// keep 32-bit indices (references are fewer than 2^31: check_reference_count) and the chord
+// beyond which none enters in a register, so that a refused candidate reads no local memory,
+// which on a GPU spills to DRAM (docs/performance.md, issue 46). A list of one is left as it
+// was: the same storage cost it more registers than it saved.
+template <int Capacity, bool ChordIsKey>
+struct sorted_neighbours
+    : neighbour_entries<local_entries<
+          Capacity, std::conditional_t<(Capacity > 1), std::int32_t, std::int64_t>, ChordIsKey>> {
+  using base = neighbour_entries<local_entries<
+      Capacity, std::conditional_t<(Capacity > 1), std::int32_t, std::int64_t>, ChordIsKey>>;
+  using base::base;
+
+  double limit = INFINITY;  // lists of more than one: the last kept chord + margin once full
 
   // Whether a candidate with this chord can enter the list at all.
   KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const {
-    return !this->full() || candidate_chord <= this->chord[this->k - 1] + this->margin;
+    if constexpr (Capacity > 1) return candidate_chord <= limit;
+    else return !this->full() || candidate_chord <= this->chord[0] + this->margin;
   }
 
   // Inserts reference j (chord c) where it belongs, dropping the last one when full.
@@ -114,6 +150,8 @@ struct sorted_neighbours : neighbour_entries<local_entries<Capacity, std::int64_
       --slot;
     }
     this->place(slot, c, candidate_key, j);
+    if constexpr (Capacity > 1)
+      if (this->full()) limit = this->chord[this->k - 1] + this->margin;
   }
 
   // In order already.
@@ -128,7 +166,7 @@ template <class Storage>
 struct neighbour_heap : neighbour_entries<Storage> {
   using neighbour_entries<Storage>::neighbour_entries;
 
-  double limit = DBL_MAX;  // chords beyond it cannot enter: the worst kept one's + margin once full
+  double limit = INFINITY;  // chords beyond it cannot enter: the worst kept one's + margin once full
 
   KOKKOS_INLINE_FUNCTION bool admits(double candidate_chord) const { return candidate_chord <= limit; }
 
@@ -189,18 +227,24 @@ inline constexpr int local_list_capacity = 32;
 // The capacity of lists of more neighbours, whose entries are lent (list_memory).
 inline constexpr int wide_capacity = 0;
 
-template <int Capacity>
+// ChordIsKey (chord_is_key): the sorted lists of more than one keep no keys.
+template <int Capacity, bool ChordIsKey = false>
 using neighbour_list = std::conditional_t<
     Capacity == wide_capacity, neighbour_heap<lent_entries>,
-    std::conditional_t<(Capacity > 16), neighbour_heap<local_entries<Capacity, std::int32_t>>,
-                       sorted_neighbours<Capacity>>>;
+    std::conditional_t<(Capacity > 16), neighbour_heap<local_entries<Capacity, std::int32_t, false>>,
+                       sorted_neighbours<Capacity, (Capacity > 1 && ChordIsKey)>>>;
+
+// The list of one search by Metric.
+template <int Capacity, class Metric>
+using list_for = neighbour_list<Capacity, chord_is_key<Metric>::value>;
 
 // The memory of the lists of one launch: none where they hold their entries, else k entries
 // (20 bytes each) for each of `searches` searches at once, search s taking slot s.
 template <int Capacity, class MemorySpace>
 struct list_memory {
-  KOKKOS_INLINE_FUNCTION neighbour_list<Capacity> list(int k, double margin, std::int64_t) const {
-    return neighbour_list<Capacity>(k, margin);
+  template <class Metric>
+  KOKKOS_INLINE_FUNCTION list_for<Capacity, Metric> list(int k, std::int64_t) const {
+    return list_for<Capacity, Metric>(k, Metric::margin);
   }
 };
 
@@ -220,10 +264,11 @@ struct list_memory<wide_capacity, MemorySpace> {
               searches * wanted),
         k(wanted) {}
 
-  KOKKOS_INLINE_FUNCTION neighbour_list<wide_capacity> list(int wanted, double margin,
-                                                            std::int64_t slot) const {
+  template <class Metric>
+  KOKKOS_INLINE_FUNCTION neighbour_list<wide_capacity> list(int wanted, std::int64_t slot) const {
     const std::int64_t at = slot * k;
-    return neighbour_list<wide_capacity>(wanted, margin, lent_entries{&chord(at), &key(at), &index(at)});
+    return neighbour_list<wide_capacity>(wanted, Metric::margin,
+                                         lent_entries{&chord(at), &key(at), &index(at)});
   }
 };
 

@@ -5,8 +5,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 
 namespace kernwerk::impl {
 #if KOKKOS_VERSION >= 40000
@@ -37,13 +35,8 @@ KOKKOS_INLINE_FUNCTION float float_below(double v) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return __double2float_rd(v);
 #else
-  float f = to_float(v);
-  if (double(f) > v) {  // one step towards -infinity
-    std::uint32_t bits;
-    std::memcpy(&bits, &f, sizeof f);
-    bits = f > 0 ? bits - 1 : (f == 0 ? 0x80000001u : bits + 1);
-    std::memcpy(&f, &bits, sizeof f);
-  }
+  const float f = to_float(v);
+  if (double(f) > v) return std::nextafter(f, -INFINITY);
   return f;
 #endif
 }

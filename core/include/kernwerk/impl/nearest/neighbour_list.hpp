@@ -17,7 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -124,11 +124,12 @@ struct neighbour_entries : Storage {
 // which on a GPU spills to DRAM (docs/performance.md, issue 46). A list of one is left as it
 // was: the same storage cost it more registers than it saved.
 template <int Capacity, bool ChordIsKey>
-struct sorted_neighbours
-    : neighbour_entries<local_entries<
-          Capacity, std::conditional_t<(Capacity > 1), std::int32_t, std::int64_t>, ChordIsKey>> {
-  using base = neighbour_entries<local_entries<
-      Capacity, std::conditional_t<(Capacity > 1), std::int32_t, std::int64_t>, ChordIsKey>>;
+using sorted_entries = neighbour_entries<local_entries<
+    Capacity, std::conditional_t<(Capacity > 1), std::int32_t, std::int64_t>, ChordIsKey>>;
+
+template <int Capacity, bool ChordIsKey>
+struct sorted_neighbours : sorted_entries<Capacity, ChordIsKey> {
+  using base = sorted_entries<Capacity, ChordIsKey>;
   using base::base;
 
   double limit = INFINITY;  // lists of more than one: the last kept chord + margin once full

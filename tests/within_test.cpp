@@ -21,6 +21,12 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
+// held_policy's GPU layout of within's held rows, by query, while the object lives.
+struct held_by_query_set {
+  held_by_query_set() { kernwerk::impl::held_policy::gpu_by_query = 1; }
+  ~held_by_query_set() { kernwerk::impl::held_policy::gpu_by_query = 0; }
+};
+
 struct radius_result {
   std::vector<std::int64_t> offsets, indices, counts;
   std::vector<double> distances;
@@ -54,6 +60,14 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  {  // The rows held by query and the fill in the queries' order (a GPU's other layout): the same.
+    const held_by_query_set by_query;
+    Kokkos::deep_copy(offsets, -1);
+    kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
+    CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
+    CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+    CHECK(to_host_vector<double, Space>(distances) == got.distances);
+  }
   // Sorted rows without distances, and into other types in host memory (a GPU then fills rows
   // of its own and copies them): the same rows, the distances rounded to float.
   kept.within(Space(), q, radius, offsets, indices);

@@ -298,24 +298,35 @@ struct radius_queries {
 inline constexpr int within_row_capacity = 16;
 
 // Up to `capacity` neighbours (index rows) of each query, kept by the count pass for the fill
-// pass. On a GPU by thread: entry e of thread t at e * threads + t (a warp's stores coalesce).
-// On the host by query: entry e of query i at i * capacity + e (one cache line or two), so that
-// the fill can take the queries in their own order and write the rows as they lie; taken in the
-// search's order, its scattered writes cost more than the order saved
-// (perf/results/issue50-host-radius-order-epyc-2core.json).
+// pass, by query or by thread:
+// - by query, entry e of query i at i * capacity + e: the fill takes the queries in their own
+//   order and writes each row where it lies. Host spaces: taken in the search's order, the
+//   fill's scattered writes cost more than the order saved
+//   (perf/results/issue50-host-radius-order-epyc-2core.json).
+// - by thread, entry e of thread t at e * threads + t: a warp's stores coalesce, and the fill
+//   takes the queries in the search's order, its writes scattered. GPUs, by default.
+// On a GPU the H200's fill took 5.8 ms (sets only) and 12.5 ms (sorted, with distances) at 2^24
+// x 2^14, where writing the rows costs about 0.4 ms (Nsight Compute, docs/performance.md): the
+// scattered writes are the suspect, so GPUs take either layout (held_policy) until the two
+// are timed against each other there.
+struct held_policy {
+  static inline int gpu_by_query = 0;  // kernwerk_bench_dbscan --held-by-query 0|1
+};
+
 template <class MemorySpace>
 struct held_rows {
-  static constexpr bool by_query = host_memory<MemorySpace>;
   Kokkos::View<std::int32_t*, MemorySpace, Kokkos::MemoryUnmanaged> rows;
   std::int64_t threads = 0;
   int capacity = 0;
-  // The slot of query i, taken by thread t.
-  KOKKOS_INLINE_FUNCTION static std::int64_t slot(std::int64_t t, std::int64_t i) {
-    return by_query ? i : t;
+  bool gpu_by_query = held_policy::gpu_by_query != 0;
+  KOKKOS_INLINE_FUNCTION bool by_query() const {
+    if constexpr (host_memory<MemorySpace>) return true;
+    else return gpu_by_query;
   }
+  // The slot of query i, taken by thread t.
+  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t t, std::int64_t i) const { return by_query() ? i : t; }
   KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t s, int e) const {
-    if constexpr (by_query) return rows(s * capacity + e);
-    else return rows(e * threads + s);
+    return by_query() ? rows(s * capacity + e) : rows(e * threads + s);
   }
 };
 
@@ -329,7 +340,7 @@ struct count_within_kernel {
   Counts counts;
   Held held;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = order(t), s = Held::slot(t, i);
+    const std::int64_t i = order(t), s = held.slot(t, i);
     if constexpr (host_memory<typename Order::memory_space>) {
       const std::int64_t ahead = t + query_prefetch_distance;
       if (ahead < std::int64_t(order.extent(0))) {
@@ -337,7 +348,7 @@ struct count_within_kernel {
         prefetch_line(&queries(next, 0));
         prefetch_line(&queries(next, queries.extent(1) - 1));
         prefetch_line(&counts(next));
-        if (held.capacity > 0) prefetch_line(&held(Held::slot(ahead, next), 0));
+        if (held.capacity > 0) prefetch_line(&held(held.slot(ahead, next), 0));
       }
     }
     const sphere_point o = rule.query(queries, i);
@@ -424,7 +435,7 @@ struct fill_within_kernel {
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     // Where rows are held by query, the fill takes the queries in their own order (held_rows),
     // the rows too long to be held too; where none are held, the search's order.
-    const std::int64_t i = Held::by_query && held.capacity > 0 ? t : order(t), s = Held::slot(t, i);
+    const std::int64_t i = held.by_query() && held.capacity > 0 ? t : order(t), s = held.slot(t, i);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;

@@ -305,10 +305,9 @@ inline constexpr int within_row_capacity = 16;
 //   (perf/results/issue50-host-radius-order-epyc-2core.json).
 // - by thread, entry e of thread t at e * threads + t: a warp's stores coalesce, and the fill
 //   takes the queries in the search's order, its writes scattered. GPUs, by default.
-// On a GPU the H200's fill took 5.8 ms (sets only) and 12.5 ms (sorted, with distances) at 2^24
-// x 2^14, where writing the rows costs about 0.4 ms (Nsight Compute, docs/performance.md): the
-// scattered writes are the suspect, so GPUs take either layout (held_policy) until the two
-// are timed against each other there.
+// On the H200 the fill takes many times what writing its rows costs, and its scattered writes
+// are the suspect (docs/performance.md, "Where the H200's time goes"): GPUs take either layout
+// (held_policy) until the two are timed against each other there.
 struct held_policy {
   static inline int gpu_by_query = 0;  // kernwerk_bench_dbscan --held-by-query 0|1
 };

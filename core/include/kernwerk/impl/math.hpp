@@ -40,4 +40,13 @@ KOKKOS_INLINE_FUNCTION float float_below(double v) {
   return f;
 #endif
 }
+
+// The number of zero bits above the highest set bit of v > 0.
+KOKKOS_INLINE_FUNCTION int leading_zeros(unsigned long long v) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __clzll(static_cast<long long>(v));
+#else
+  return __builtin_clzll(v);
+#endif
+}
 }  // namespace kernwerk::impl

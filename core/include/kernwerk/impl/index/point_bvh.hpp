@@ -372,6 +372,13 @@ struct point_bvh {
     const std::int64_t last = (node - first_leaf + 1) * leaf_size;
     return last < size ? last : size;
   }
+  // The first sorted row of a node's points: its leftmost leaf's (the node's descendants at
+  // the leaves' level are node << down .. (node + 1) << down).
+  KOKKOS_INLINE_FUNCTION std::int64_t node_begin(std::int64_t node) const {
+    const int down = leading_zeros(static_cast<unsigned long long>(node)) -
+                     leading_zeros(static_cast<unsigned long long>(first_leaf));
+    return leaf_begin(node << down);
+  }
   // Squared distance from (x, y, z) to the box of a node; empty boxes are infinitely far.
   KOKKOS_INLINE_FUNCTION double box_distance(double x, double y, double z, std::int64_t node) const {
     const double v[3] = {x, y, z};

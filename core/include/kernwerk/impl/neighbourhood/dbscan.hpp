@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/neighbourhood/dense_cells.hpp"
@@ -101,14 +102,16 @@ struct dbscan_join_cells {
 // What the search of a core point leaves out. A point of a dense cell searches every core
 // point within eps, passing over the dense cells already in its set (nodes whole, rows by
 // their cell); a point outside dense cells leaves the dense cells to their own points' searches
-// and, of the others, searches only those of smaller index, so that each pair is joined once.
-template <class Cells, class Flags, class Parents, class Order>
+// and, of the others, searches only the rows before its own, so that each pair is joined once
+// and the nodes whose rows all come after it are passed over whole.
+template <class Bvh, class Cells, class Flags, class Parents>
 struct dbscan_join_filter {
+  const Bvh& bvh;
   const Cells& cells;
   const Flags& core;
   const Parents& parent;
-  const Order& order;
   int self, own_cell, root;
+  std::int64_t self_row;     // the searching point's sorted row
   int known_cell = -1;  // the last dense cell found in the set
   KOKKOS_INLINE_FUNCTION bool in_set(int c) {
     if (c == known_cell) return true;
@@ -119,6 +122,7 @@ struct dbscan_join_filter {
     return true;
   }
   KOKKOS_INLINE_FUNCTION bool skip_node(std::int64_t node) {
+    if (own_cell < 0 && bvh.node_begin(node) >= self_row) return true;
     if (!cells.any()) return false;
     const int c = cells.node(node);
     return c >= 0 && (own_cell < 0 || in_set(c));
@@ -126,7 +130,7 @@ struct dbscan_join_filter {
   KOKKOS_INLINE_FUNCTION bool skip_row(std::int64_t r) {
     if (!core(r)) return true;
     const int c = cells.any() ? cells.cell(r) : int(cell_mixed);
-    if (own_cell < 0) return c >= 0 || order(r) >= self;
+    if (own_cell < 0) return c >= 0 || r >= self_row;
     return c >= 0 && in_set(c);
   }
 };
@@ -180,8 +184,8 @@ struct dbscan_join_cell {
     const auto& bvh = rule.bvh;
     box3 box = box3::empty();
     for (std::int64_t r = b; r < e; ++r) box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
-    using order_type = decltype(bvh.order);
-    dbscan_join_filter<Cells, Flags, Parents, order_type> filter{cells, core, parent, bvh.order, self, int(c), self};
+    dbscan_join_filter<std::remove_const_t<std::remove_reference_t<decltype(bvh)>>, Cells, Flags, Parents> filter{
+        bvh, cells, core, parent, self, int(c), self, b};
     filter.known_cell = int(c);
     const auto within_cell = [&](std::int64_t q) {  // a point of the cell within eps of row q
       double nearest, farthest;
@@ -238,9 +242,8 @@ struct dbscan_join {
     if (cells.any() && cells.cell(r) >= 0 && cells.searched_whole(cells.cell(r), cell_search_points))
       return;  // its cell searches for it (dbscan_join_cell)
     const int j = rule.bvh.order(r);
-    using order_type = decltype(rule.bvh.order);
-    dbscan_join_filter<Cells, Flags, Parents, order_type> filter{
-        cells, core, parent, rule.bvh.order, j, cells.any() ? int(cells.cell(r)) : int(cell_mixed), j};
+    dbscan_join_filter<decltype(rule.bvh), Cells, Flags, Parents> filter{
+        rule.bvh, cells, core, parent, j, cells.any() ? int(cells.cell(r)) : int(cell_mixed), j, r};
     auto visit = [&](std::int64_t other_row, double) {
       unite(parent, j, rule.bvh.order(other_row));
       return true;

@@ -66,7 +66,9 @@ KOKKOS_INLINE_FUNCTION void unite(const Parents& parent, int a, int b) {
 }
 
 // Core flags by sorted row. A row of a dense cell is a core point without a search; the
-// others count their neighbours up to min_samples. Every point starts as its own set.
+// others count their neighbours up to min_samples, first among the rows beside their own along
+// the curve (mostly near in space too: where min_samples of them are within eps, there is no
+// search), then by a search. Every point starts as its own set.
 template <class Rule, class Cells, class Flags, class Parents>
 struct dbscan_core_points {
   Rule rule;
@@ -80,9 +82,19 @@ struct dbscan_core_points {
       core(r) = 1;
       return;
     }
+    const sphere_point o = rule.row(r);
+    const std::int64_t beside = rule.bvh.leaf_size, size = rule.bvh.size;
+    std::int64_t near = 0;
+    for (std::int64_t q = r > beside ? r - beside : 0, end = r + beside < size ? r + beside + 1 : size;
+         q < end && near < min_samples; ++q)
+      near += rule.in_range(o, q) ? 1 : 0;
+    if (near >= min_samples) {
+      core(r) = 1;
+      return;
+    }
     std::int64_t count = 0;
     auto visit = [&](std::int64_t, double) { return ++count < min_samples; };
-    rule.template for_each<false>(rule.row(r), visit);
+    rule.template for_each<false>(o, visit);
     core(r) = count >= min_samples ? 1 : 0;
   }
 };

@@ -150,6 +150,12 @@ struct radius_rule {
     return math::sqrt(dx * dx + dy * dy + dz * dz);
   }
 
+  // Whether row r is within range of o, decided as for_each decides it.
+  KOKKOS_INLINE_FUNCTION bool in_range(const sphere_point& o, std::int64_t r) const {
+    const double c = chord(o, r);
+    return c <= reach && (c <= inner || distance(o, r) <= range);
+  }
+
   // A filter that passes every node and row.
   struct pass_all {
     KOKKOS_INLINE_FUNCTION bool skip_node(std::int64_t) const { return false; }

@@ -14,8 +14,9 @@
 // kernwerk_bench_nearest), --cell-search P the largest dense cell that DBSCAN searches around
 // once instead of point by point, --float-tests 0|1 the radius searches' float first tests
 // off or on (default: on GPUs only), --held-by-query 0|1 where a GPU's within keeps the count
-// pass's rows for the fill (by thread, the default, or by query: held_policy). --save DIR writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with
-// DIR/<set>-<s>.json (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
+// pass's rows for the fill (by thread, the default, or by query: held_policy). --save DIR
+// writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with DIR/<set>-<s>.json
+// (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>

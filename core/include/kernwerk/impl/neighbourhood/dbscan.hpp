@@ -123,7 +123,7 @@ struct dbscan_join_filter {
   const Flags& core;
   const Parents& parent;
   int self, own_cell, root;
-  std::int64_t self_row;     // the searching point's sorted row
+  std::int64_t self_row;  // the searching point's sorted row (a dense cell's: its first)
   int known_cell = -1;  // the last dense cell found in the set
   KOKKOS_INLINE_FUNCTION bool in_set(int c) {
     if (c == known_cell) return true;
@@ -196,7 +196,7 @@ struct dbscan_join_cell {
     const auto& bvh = rule.bvh;
     box3 box = box3::empty();
     for (std::int64_t r = b; r < e; ++r) box.add(bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
-    dbscan_join_filter<std::remove_const_t<std::remove_reference_t<decltype(bvh)>>, Cells, Flags, Parents> filter{
+    dbscan_join_filter<decltype(rule.bvh), Cells, Flags, Parents> filter{
         bvh, cells, core, parent, self, int(c), self, b};
     filter.known_cell = int(c);
     const auto within_cell = [&](std::int64_t q) {  // a point of the cell within eps of row q

@@ -329,7 +329,9 @@ struct held_rows {
     else return gpu_by_query;
   }
   // The slot of query i, taken by thread t.
-  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t t, std::int64_t i) const { return by_query() ? i : t; }
+  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t t, std::int64_t i) const {
+    return by_query() ? i : t;
+  }
   KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t s, int e) const {
     return by_query() ? rows(s * capacity + e) : rows(e * threads + s);
   }

@@ -403,6 +403,17 @@ struct register_row {
       value[0] = x;
     }
   }
+  // Inserts (d, x) into the first `size` entries (size < Capacity) by shifting only those after
+  // it: on a core, where the passes over every entry of insert cost more than the indexing.
+  KOKKOS_INLINE_FUNCTION void insert_shifting(int size, double d, Index x) {
+    int k = size;
+    for (; k > 0 && before(d, x, key[k - 1], value[k - 1]); --k) {
+      key[k] = key[k - 1];
+      value[k] = value[k - 1];
+    }
+    key[k] = d;
+    value[k] = x;
+  }
 };
 
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
@@ -462,31 +473,15 @@ struct fill_within_kernel {
         for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));
       return;
     }
-    using row_type = register_row<within_row_capacity, index_type>;
-    row_type row;
-    if constexpr (host_memory<typename Order::memory_space>) {
-      // On a core an insertion shifts only the entries after it; the register row's passes
-      // over every entry are for GPUs, where an index known only at run time goes to local memory.
-      int size = 0;
-      auto visit = [&](std::int64_t r, double d) {
-        const auto x = static_cast<index_type>(rule.bvh.order(r));
-        int k = size++;
-        for (; k > 0 && row_type::before(d, x, row.key[k - 1], row.value[k - 1]); --k) {
-          row.key[k] = row.key[k - 1];
-          row.value[k] = row.value[k - 1];
-        }
-        row.key[k] = d;
-        row.value[k] = x;
-        return true;
-      };
-      for_each<true>(s, i, count, visit);
-    } else {
-      auto visit = [&](std::int64_t r, double d) {
-        row.insert(d, static_cast<index_type>(rule.bvh.order(r)));
-        return true;
-      };
-      for_each<true>(s, i, count, visit);
-    }
+    register_row<within_row_capacity, index_type> row;
+    [[maybe_unused]] int size = 0;
+    auto visit = [&](std::int64_t r, double d) {
+      const auto x = static_cast<index_type>(rule.bvh.order(r));
+      if constexpr (host_memory<typename Order::memory_space>) row.insert_shifting(size++, d, x);
+      else row.insert(d, x);
+      return true;
+    };
+    for_each<true>(s, i, count, visit);
     for (int k = 0; k < within_row_capacity; ++k) {
       if (k < count) {
         found(begin + k) = row.value[k];

@@ -21,10 +21,22 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
-// held_policy's GPU layout of within's held rows, by query, while the object lives.
+// held_policy's GPU layout of within's held rows, by query, and the fill's long rows left to a
+// launch of their own (a GPU's default, off on host spaces), while the object lives.
 struct held_by_query_set {
-  held_by_query_set() { kernwerk::impl::held_policy::gpu_by_query = 1; }
-  ~held_by_query_set() { kernwerk::impl::held_policy::gpu_by_query = 0; }
+  held_by_query_set() {
+    kernwerk::impl::held_policy::gpu_by_query = 1;
+    kernwerk::impl::held_policy::defer_long_rows = 1;
+  }
+  ~held_by_query_set() {
+    kernwerk::impl::held_policy::gpu_by_query = 0;
+    kernwerk::impl::held_policy::defer_long_rows = -1;
+  }
+};
+// The long rows searched where the fill meets them, on every space, while the object lives.
+struct long_rows_in_place {
+  long_rows_in_place() { kernwerk::impl::held_policy::defer_long_rows = 0; }
+  ~long_rows_in_place() { kernwerk::impl::held_policy::defer_long_rows = -1; }
 };
 
 struct radius_result {
@@ -60,8 +72,17 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
-  {  // The rows held by query and the fill in the queries' order (a GPU's other layout): the same.
+  {  // The rows held by query and the fill in the queries' order (a GPU's other layout), the long
+     // rows in a launch of their own: the same.
     const held_by_query_set by_query;
+    Kokkos::deep_copy(offsets, -1);
+    kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
+    CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
+    CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+    CHECK(to_host_vector<double, Space>(distances) == got.distances);
+  }
+  {  // The long rows searched where the fill meets them (a host's default): the same.
+    const long_rows_in_place in_place;
     Kokkos::deep_copy(offsets, -1);
     kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
     CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
@@ -462,15 +483,25 @@ TEST_CASE_TEMPLATE_DEFINE("within: queries in the index's order answer as in the
     CHECK(ordered.distances == plain.distances);
     CHECK(ordered.counts == plain.counts);
     // The fill pass with no rows held by the count pass (every row searched again), and with
-    // 3 a query (rows longer searched again), in both orders: the same answer.
-    for (std::size_t held : {std::size_t(0), 3 * sizeof(std::int32_t) * queries.count()}) {
+    // 1 and 3 a query (rows longer searched again: in a launch of their own where the count pass
+    // listed them all, which it does for up to a quarter of the queries), in both orders and
+    // both layouts of the held rows: the same answer.
+    for (std::size_t held : {std::size_t(0), sizeof(std::int32_t) * queries.count(),
+                             3 * sizeof(std::int32_t) * queries.count()}) {
       for (bool in_order : {true, false}) {
-        CAPTURE(held);
-        CAPTURE(in_order);
-        const auto other = run_in_order<Space>(queries, points, radius, options, in_order, held);
-        CHECK(other.offsets == plain.offsets);
-        CHECK(other.indices == plain.indices);
-        CHECK(other.distances == plain.distances);
+        for (bool by_query : {false, true}) {
+          CAPTURE(held);
+          CAPTURE(in_order);
+          CAPTURE(by_query);
+          const auto other = [&] {
+            if (!by_query) return run_in_order<Space>(queries, points, radius, options, in_order, held);
+            const held_by_query_set deferred;
+            return run_in_order<Space>(queries, points, radius, options, in_order, held);
+          }();
+          CHECK(other.offsets == plain.offsets);
+          CHECK(other.indices == plain.indices);
+          CHECK(other.distances == plain.distances);
+        }
       }
     }
     check_radius(queries, points, radius, ordered, options);

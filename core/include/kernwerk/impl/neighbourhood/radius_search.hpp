@@ -310,23 +310,10 @@ inline constexpr int within_row_capacity = 16;
 //   fill's scattered writes cost more than the order saved
 //   (perf/results/issue50-host-radius-order-epyc-2core.json).
 // - by thread, entry e of thread t at e * threads + t: a warp's stores coalesce, and the fill
-//   takes the queries in the search's order, its writes scattered. GPUs, by default.
-// On the H200 the fill takes many times what writing its rows costs (docs/performance.md,
-// "Where the H200's time goes"): GPUs take either layout (held_policy) until the two are timed
-// against each other there.
-//
-// The rows longer than `capacity` are searched again by the fill. On a GPU a warp waits for its
-// longest thread, and with about 10 neighbours a query most warps hold such a row, so there the
-// count pass lists them (long_rows, up to a quarter of the queries) and the fill leaves them to a
-// launch of their own (deferred).
+//   takes the queries in the search's order, its writes scattered. On the H200 the set-only
+//   rows took 1.29 times their time by query (perf/results/issue50-held-by-query-cuda-h200.json).
 struct held_policy {
-  static inline int gpu_by_query = 0;  // kernwerk_bench_dbscan --held-by-query 0|1
-  // 1 yes, 0 no, -1 the memory space's default: GPUs (kernwerk_bench_dbscan --defer-long-rows)
-  static inline int defer_long_rows = -1;
-  template <class MemorySpace>
-  static bool defer_long_rows_for() {
-    return defer_long_rows >= 0 ? defer_long_rows != 0 : !host_memory<MemorySpace>;
-  }
+  static inline int gpu_by_query = 1;  // kernwerk_bench_dbscan --held-by-query 0|1
 };
 
 template <class MemorySpace>
@@ -345,14 +332,6 @@ struct held_rows {
   }
   KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t s, int e) const {
     return by_query() ? rows(s * capacity + e) : rows(e * threads + s);
-  }
-  // Where not empty: entry 0 counts the rows longer than `capacity`, and entries 1 on list the
-  // count pass's threads that found them, as many as fit (all of them where the count fits).
-  Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged> long_rows;
-  KOKKOS_INLINE_FUNCTION void list_long(std::int64_t t, std::int64_t count) const {
-    if (count <= capacity || long_rows.extent(0) == 0) return;
-    const std::int64_t at = Kokkos::atomic_fetch_add(&long_rows(0), std::int64_t(1)) + 1;
-    if (at < std::int64_t(long_rows.extent(0))) long_rows(at) = t;
   }
 };
 
@@ -386,7 +365,6 @@ struct count_within_kernel {
     };
     rule.template for_each<false>(o, visit);
     counts(i) = static_cast<typename Counts::value_type>(count);
-    held.list_long(t, count);
   }
 };
 
@@ -441,8 +419,6 @@ struct register_row {
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
 // all, else from a search. A sorted row of up to within_row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
-// Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
-// whose thread t takes the row of the count pass's thread held.long_rows(1 + t).
 template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
@@ -456,8 +432,6 @@ struct fill_within_kernel {
   FoundDistances distances;
   Keys keys;
   Held held;
-  bool deferred = false;
-  bool listed = false;
 
   // visit(row, distance) for each neighbour of query i, held in slot s; the distance is
   // computed only With_distances.
@@ -477,11 +451,8 @@ struct fill_within_kernel {
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     // Where rows are held by query, the fill takes the queries in their own order (held_rows),
     // the rows too long to be held too; where none are held, the search's order.
-    const std::int64_t u = listed ? held.long_rows(1 + t) : t;
-    const std::int64_t i = !listed && held.by_query() && held.capacity > 0 ? t : order(u),
-                       s = held.slot(u, i);
+    const std::int64_t i = held.by_query() && held.capacity > 0 ? t : order(t), s = held.slot(t, i);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
-    if (deferred && !listed && count > held.capacity) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
     if (!Sorted || count > within_row_capacity) {

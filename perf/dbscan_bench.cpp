@@ -6,15 +6,16 @@
 //
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
 //                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
-//                         [--cell-search P] [--float-tests 0|1] [--held-by-query 0|1]
+//                         [--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
 // in perf/neighbourhood_sets.hpp.
 // Tuning experiments: --leaf-size B sets the index's references per leaf (as in
 // kernwerk_bench_nearest), --cell-search P the largest dense cell that DBSCAN searches around
 // once instead of point by point, --float-tests 0|1 the radius searches' float first tests
-// off or on (default: on GPUs only), --held-by-query 0|1 where a GPU's within keeps the count
-// pass's rows for the fill (by thread, or by query, the default: held_policy). --save DIR
+// off or on (default: on GPUs only), --defer-long-rows 0|1 whether within's fill leaves the
+// rows longer than those the count pass kept to a launch of their own (held_policy; default: on
+// GPUs only). --save DIR
 // writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with DIR/<set>-<s>.json
 // (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
@@ -141,7 +142,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--leaf-size") kernwerk::impl::bvh_policy::leaf_size = std::stoi(value);
     else if (flag == "--cell-search") kernwerk::impl::dbscan_policy::cell_search_points = std::stoll(value);
     else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value);
-    else if (flag == "--held-by-query") kernwerk::impl::held_policy::gpu_by_query = std::stoi(value);
+    else if (flag == "--defer-long-rows") kernwerk::impl::held_policy::defer_long_rows = std::stoi(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -150,7 +151,7 @@ int main(int argc, char* argv[]) {
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
                          "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B] "
-                         "[--cell-search P] [--float-tests 0|1] [--held-by-query 0|1]\n");
+                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]\n");
     return 2;
   }
   std::vector<record> records;

@@ -21,10 +21,11 @@ using namespace kernwerk::test;
 
 constexpr double pi = M_PI;
 
-// held_policy's other GPU layout of within's held rows, by thread, while the object lives.
-struct held_by_thread_set {
-  held_by_thread_set() { kernwerk::impl::held_policy::gpu_by_query = 0; }
-  ~held_by_thread_set() { kernwerk::impl::held_policy::gpu_by_query = 1; }
+// The fill's long rows left to a launch of their own (a GPU's default, off on host spaces), or
+// searched where the fill meets them, while the object lives.
+struct long_rows_deferred {
+  explicit long_rows_deferred(bool deferred) { kernwerk::impl::held_policy::defer_long_rows = deferred; }
+  ~long_rows_deferred() { kernwerk::impl::held_policy::defer_long_rows = -1; }
 };
 
 struct radius_result {
@@ -60,8 +61,9 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
-  {  // The rows held by thread and the fill in the search's order (a GPU's other layout): the same.
-    const held_by_thread_set by_thread;
+  for (bool deferred : {false, true}) {  // the long rows in a launch of their own, or not: the same
+    CAPTURE(deferred);
+    const long_rows_deferred launch(deferred);
     Kokkos::deep_copy(offsets, -1);
     kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
     CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
@@ -462,20 +464,18 @@ TEST_CASE_TEMPLATE_DEFINE("within: queries in the index's order answer as in the
     CHECK(ordered.distances == plain.distances);
     CHECK(ordered.counts == plain.counts);
     // The fill pass with no rows held by the count pass (every row searched again), and with
-    // 1 and 3 a query (rows longer searched again), in both orders and both layouts of the held
-    // rows: the same answer.
+    // 1 and 3 a query (rows longer searched again: in a launch of their own where the count pass
+    // listed them all, which it does for up to a quarter of the queries, or where the fill meets
+    // them), in both orders: the same answer.
     for (std::size_t held : {std::size_t(0), sizeof(std::int32_t) * queries.count(),
                              3 * sizeof(std::int32_t) * queries.count()}) {
       for (bool in_order : {true, false}) {
-        for (bool by_thread : {false, true}) {
+        for (bool deferred : {false, true}) {
           CAPTURE(held);
           CAPTURE(in_order);
-          CAPTURE(by_thread);
-          const auto other = [&] {
-            if (!by_thread) return run_in_order<Space>(queries, points, radius, options, in_order, held);
-            const held_by_thread_set layout;
-            return run_in_order<Space>(queries, points, radius, options, in_order, held);
-          }();
+          CAPTURE(deferred);
+          const long_rows_deferred launch(deferred);
+          const auto other = run_in_order<Space>(queries, points, radius, options, in_order, held);
           CHECK(other.offsets == plain.offsets);
           CHECK(other.indices == plain.indices);
           CHECK(other.distances == plain.distances);

@@ -304,34 +304,39 @@ struct radius_queries {
 inline constexpr int within_row_capacity = 16;
 
 // Up to `capacity` neighbours (index rows) of each query, kept by the count pass for the fill
-// pass, by query or by thread:
-// - by query, entry e of query i at i * capacity + e: the fill takes the queries in their own
-//   order and writes each row where it lies. Host spaces: taken in the search's order, the
-//   fill's scattered writes cost more than the order saved
-//   (perf/results/issue50-host-radius-order-epyc-2core.json).
-// - by thread, entry e of thread t at e * threads + t: a warp's stores coalesce, and the fill
-//   takes the queries in the search's order, its writes scattered. On the H200 the set-only
-//   rows took 1.29 times their time by query (perf/results/issue50-held-by-query-cuda-h200.json).
+// pass: entry e of query i at i * capacity + e. The fill takes the queries in their own order and
+// writes each row where it lies; in the search's order its scattered writes cost more than the
+// order saved: on the 2-core host the sorted rows took 1.03 to 1.06 times their time
+// (perf/results/issue50-host-radius-order-epyc-2core.json), on the H200, with the rows held by
+// thread (coalesced), the set-only rows 1.29 times theirs (issue50-held-by-query-cuda-h200.json).
+//
+// The rows longer than `capacity` are searched again by the fill. On a GPU a warp waits for its
+// longest thread, and with about 10 neighbours a query most warps hold such a row, so there the
+// count pass lists them (long_rows, up to a quarter of the queries) and the fill leaves them to a
+// launch of their own (deferred), which takes them in the search's order: on the H200 the sorted
+// rows at 2^24 x 2^14 took 1.6 times their time without it
+// (issue50-by-query-in-place-cuda-h200.json against the former's rows by query).
 struct held_policy {
-  static inline int gpu_by_query = 1;  // kernwerk_bench_dbscan --held-by-query 0|1
+  // 1 yes, 0 no, -1 the memory space's default: GPUs (kernwerk_bench_dbscan --defer-long-rows)
+  static inline int defer_long_rows = -1;
+  template <class MemorySpace>
+  static bool defer_long_rows_for() {
+    return defer_long_rows >= 0 ? defer_long_rows != 0 : !host_memory<MemorySpace>;
+  }
 };
 
 template <class MemorySpace>
 struct held_rows {
   Kokkos::View<std::int32_t*, MemorySpace, Kokkos::MemoryUnmanaged> rows;
-  std::int64_t threads = 0;
   int capacity = 0;
-  bool gpu_by_query = held_policy::gpu_by_query != 0;
-  KOKKOS_INLINE_FUNCTION bool by_query() const {
-    if constexpr (host_memory<MemorySpace>) return true;
-    else return gpu_by_query;
-  }
-  // The slot of query i, taken by thread t.
-  KOKKOS_INLINE_FUNCTION std::int64_t slot(std::int64_t t, std::int64_t i) const {
-    return by_query() ? i : t;
-  }
-  KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t s, int e) const {
-    return by_query() ? rows(s * capacity + e) : rows(e * threads + s);
+  KOKKOS_INLINE_FUNCTION std::int32_t& operator()(std::int64_t i, int e) const { return rows(i * capacity + e); }
+  // Where not empty: entry 0 counts the rows longer than `capacity`, and entries 1 on list the
+  // count pass's threads that found them, as many as fit (all of them where the count fits).
+  Kokkos::View<std::int64_t*, MemorySpace, Kokkos::MemoryUnmanaged> long_rows;
+  KOKKOS_INLINE_FUNCTION void list_long(std::int64_t t, std::int64_t count) const {
+    if (count <= capacity || long_rows.extent(0) == 0) return;
+    const std::int64_t at = Kokkos::atomic_fetch_add(&long_rows(0), std::int64_t(1)) + 1;
+    if (at < std::int64_t(long_rows.extent(0))) long_rows(at) = t;
   }
 };
 
@@ -345,7 +350,7 @@ struct count_within_kernel {
   Counts counts;
   Held held;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = order(t), s = held.slot(t, i);
+    const std::int64_t i = order(t);
     if constexpr (host_memory<typename Order::memory_space>) {
       const std::int64_t ahead = t + query_prefetch_distance;
       if (ahead < std::int64_t(order.extent(0))) {
@@ -353,18 +358,19 @@ struct count_within_kernel {
         prefetch_line(&queries(next, 0));
         prefetch_line(&queries(next, queries.extent(1) - 1));
         prefetch_line(&counts(next));
-        if (held.capacity > 0) prefetch_line(&held(held.slot(ahead, next), 0));
+        if (held.capacity > 0) prefetch_line(&held(next, 0));
       }
     }
     const sphere_point o = rule.query(queries, i);
     std::int64_t count = 0;
     auto visit = [&](std::int64_t r, double) {
-      if (count < held.capacity) held(s, int(count)) = std::int32_t(r);
+      if (count < held.capacity) held(i, int(count)) = std::int32_t(r);
       ++count;
       return true;
     };
     rule.template for_each<false>(o, visit);
     counts(i) = static_cast<typename Counts::value_type>(count);
+    held.list_long(t, count);
   }
 };
 
@@ -419,6 +425,8 @@ struct register_row {
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
 // all, else from a search. A sorted row of up to within_row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
+// Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
+// whose thread t takes the row of the count pass's thread held.long_rows(1 + t).
 template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
@@ -432,11 +440,13 @@ struct fill_within_kernel {
   FoundDistances distances;
   Keys keys;
   Held held;
+  bool deferred = false;
+  bool listed = false;
 
-  // visit(row, distance) for each neighbour of query i, held in slot s; the distance is
-  // computed only With_distances.
+  // visit(row, distance) for each neighbour of query i; the distance is computed only
+  // With_distances.
   template <bool With_distances, class Visit>
-  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t s, std::int64_t i, std::int64_t count, Visit& visit) const {
+  KOKKOS_INLINE_FUNCTION void for_each(std::int64_t i, std::int64_t count, Visit& visit) const {
     if (count > held.capacity) {
       rule.template for_each<With_distances>(rule.query(queries, i), visit);
       return;
@@ -444,15 +454,16 @@ struct fill_within_kernel {
     sphere_point o{};
     if (With_distances) o = rule.query(queries, i);
     for (int e = 0; e < int(count); ++e) {
-      const std::int64_t r = held(s, e);
+      const std::int64_t r = held(i, e);
       visit(r, With_distances ? rule.distance(o, r) : 0.0);
     }
   }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    // Where rows are held by query, the fill takes the queries in their own order (held_rows),
-    // the rows too long to be held too; where none are held, the search's order.
-    const std::int64_t i = held.by_query() && held.capacity > 0 ? t : order(t), s = held.slot(t, i);
+    // Where rows are held, the fill takes the queries in their own order (held_rows); where
+    // none are, and in the listed launch, the search's.
+    const std::int64_t i = listed ? order(held.long_rows(1 + t)) : held.capacity > 0 ? t : order(t);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
+    if (deferred && !listed && count > held.capacity) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
     if (!Sorted || count > within_row_capacity) {
@@ -463,8 +474,8 @@ struct fill_within_kernel {
         ++next;
         return true;
       };
-      if (Sorted || with_distances) for_each<true>(s, i, count, visit);
-      else for_each<false>(s, i, count, visit);
+      if (Sorted || with_distances) for_each<true>(i, count, visit);
+      else for_each<false>(i, count, visit);
       if (!Sorted) return;
       sort_by_key(keys, found, begin, next);
       if (with_distances && static_cast<const void*>(keys.data()) != static_cast<const void*>(distances.data()))
@@ -479,7 +490,7 @@ struct fill_within_kernel {
       else row.insert(d, x);
       return true;
     };
-    for_each<true>(s, i, count, visit);
+    for_each<true>(i, count, visit);
     for (int k = 0; k < within_row_capacity; ++k) {
       if (k < count) {
         found(begin + k) = row.value[k];

@@ -193,7 +193,6 @@ void within_index(const ExecutionSpace& space, const char* fn,
   // Up to within_row_capacity neighbours of each query kept by the count pass, as many as
   // tuning's bytes hold: the fill pass reads the rows that fit there instead of searching again.
   held_rows<memory_space> held;
-  held.threads = std::int64_t(n);
   held.capacity = n == 0 ? 0
                          : int(std::min<std::size_t>(within_row_capacity,
                                                      tuning.within_held_bytes / (n * sizeof(std::int32_t))));
@@ -205,13 +204,30 @@ void within_index(const ExecutionSpace& space, const char* fn,
     held.capacity = 0;
   }
   held.rows = held_memory;
+  Kokkos::View<std::int64_t*, memory_space> long_memory;
+  if (held.capacity > 0 && held_policy::defer_long_rows_for<memory_space>()) {
+    try {
+      long_memory = decltype(long_memory)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::long_rows"),
+                                          1 + n / 4);
+      Kokkos::deep_copy(space, Kokkos::subview(long_memory, 0), std::int64_t(0));
+    } catch (const std::exception&) {  // no room: the fill searches the long rows where it meets them
+      long_memory = {};
+    }
+  }
+  held.long_rows = long_memory;
   count_in_index(space, search, starts, held);
   // The longest row, where a sorted one may not fit the fill's registers (before the scan).
   const std::int64_t longest = order == row_order::nearest_first ? longest_count(space, starts, std::int64_t(n)) : 0;
   std::int64_t total = 0;
   Kokkos::parallel_scan("kernwerk::within::scan", policy(space, 0, std::int64_t(n + 1)),
                         exclusive_prefix<decltype(starts)>{starts}, total);
+  std::int64_t long_rows = 0;
+  if (long_memory.extent(0) > 0)
+    Kokkos::deep_copy(space, Kokkos::View<std::int64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&long_rows),
+                      Kokkos::subview(long_memory, 0));
   space.fence();
+  // The long rows go to a launch of their own where the count pass listed them all.
+  const bool deferred = long_rows > 0 && long_rows < std::int64_t(long_memory.extent(0));
   if (std::uint64_t(total) > static_cast<std::uint64_t>(
                                  std::numeric_limits<typename Offsets::value_type>::max()))
     throw invalid_argument(fn, "offsets",
@@ -251,11 +267,15 @@ void within_index(const ExecutionSpace& space, const char* fn,
     resized(keys, total, "kernwerk::within::keys");
   }
   const auto fill = [&](auto sorted) {
-    launch_for("kernwerk::within::fill", space, search.size(),
-               fill_within_kernel<decltype(sorted)::value, typename search_type::rule_type, Queries,
-                                  typename search_type::order_type, decltype(starts), found_type,
-                                  distances_type, keys_type, decltype(held)>{
-                   search.rule, search.queries, search.order, starts, found, found_distances, keys, held});
+    using kernel = fill_within_kernel<decltype(sorted)::value, typename search_type::rule_type, Queries,
+                                      typename search_type::order_type, decltype(starts), found_type,
+                                      distances_type, keys_type, decltype(held)>;
+    kernel rows{search.rule, search.queries, search.order, starts, found, found_distances, keys, held};
+    rows.deferred = deferred;
+    launch_for("kernwerk::within::fill", space, search.size(), rows);
+    if (!deferred) return;
+    rows.listed = true;
+    launch_for("kernwerk::within::fill_long", space, long_rows, rows);
   };
   if (order == row_order::nearest_first) fill(std::true_type());
   else fill(std::false_type());

@@ -315,7 +315,8 @@ inline constexpr int within_row_capacity = 16;
 // count pass lists them (long_rows, up to a quarter of the queries) and the fill leaves them to a
 // launch of their own (deferred), which takes them in the search's order: on the H200 the sorted
 // rows at 2^24 x 2^14 took 1.6 times their time without it (two runs:
-// issue50-by-query-in-place-cuda-h200.json against issue50-held-by-query-cuda-h200.json).
+// issue50-by-query-in-place-cuda-h200.json against issue50-held-by-query-cuda-h200.json); on the
+// 2-core host it changed nothing (issue50-host-defer-long-rows-epyc-2core.json).
 struct held_policy {
   // 1 yes, 0 no, -1 the memory space's default: GPUs (kernwerk_bench_dbscan --defer-long-rows)
   static inline int defer_long_rows = -1;

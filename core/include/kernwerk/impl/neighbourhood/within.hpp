@@ -98,6 +98,17 @@ std::int64_t longest_count(const ExecutionSpace& space, const Counts& counts, st
   return longest;
 }
 
+// A View of `size` entries, not initialised, or an empty one where there is no room for it (what
+// it would keep is then searched again: the same answer).
+template <class View>
+View view_or_empty(const char* label, std::size_t size) {
+  try {
+    return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
+  } catch (const std::exception&) {
+    return View();
+  }
+}
+
 struct radius_order_purpose;
 
 // The queries of a radius search with the rule and the order its threads take them in
@@ -196,24 +207,15 @@ void within_index(const ExecutionSpace& space, const char* fn,
   held.capacity = n == 0 ? 0
                          : int(std::min<std::size_t>(within_row_capacity,
                                                      tuning.within_held_bytes / (n * sizeof(std::int32_t))));
-  Kokkos::View<std::int32_t*, memory_space> held_memory;
-  try {
-    held_memory = decltype(held_memory)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::held"),
-                                        n * std::size_t(held.capacity));
-  } catch (const std::exception&) {  // no room: every row searched again, the same answer
-    held.capacity = 0;
-  }
+  const auto held_memory = view_or_empty<Kokkos::View<std::int32_t*, memory_space>>(
+      "kernwerk::within::held", n * std::size_t(held.capacity));
+  if (held_memory.extent(0) != n * std::size_t(held.capacity)) held.capacity = 0;  // every row searched again
   held.rows = held_memory;
+  // The count pass's list of the longer rows; empty: the fill searches them where it meets them.
   Kokkos::View<std::int64_t*, memory_space> long_memory;
-  if (held.capacity > 0 && held_policy::defer_long_rows_for<memory_space>()) {
-    try {
-      long_memory = decltype(long_memory)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::within::long_rows"),
-                                          1 + n / 4);
-      Kokkos::deep_copy(space, Kokkos::subview(long_memory, 0), std::int64_t(0));
-    } catch (const std::exception&) {  // no room: the fill searches the long rows where it meets them
-      long_memory = {};
-    }
-  }
+  if (held.capacity > 0 && held_policy::defer_long_rows_for<memory_space>())
+    long_memory = view_or_empty<decltype(long_memory)>("kernwerk::within::long_rows", 1 + n / 4);
+  if (long_memory.extent(0) > 0) Kokkos::deep_copy(space, Kokkos::subview(long_memory, 0), std::int64_t(0));
   held.long_rows = long_memory;
   count_in_index(space, search, starts, held);
   // The longest row, where a sorted one may not fit the fill's registers (before the scan).

@@ -302,6 +302,11 @@ struct radius_queries {
 
 // The longest row that within's count pass keeps for the fill and the fill sorts in registers.
 inline constexpr int within_row_capacity = 16;
+// The longest row that the long rows' launch sorts in registers (a kernel of its own, so that
+// the first launch keeps its registers). Longer rows are sorted in memory on float64 keys, which
+// within then allocates for every neighbour, 1.3 GB at 2^24 x 2^14: with rows of 32 held here
+// it seldom does (perf/results/issue50-long-rows-registers-cuda-h200.json).
+inline constexpr int within_long_row_capacity = 32;
 
 // Up to `capacity` neighbours (index rows) of each query, kept by the count pass for the fill
 // pass: entry e of query i at i * capacity + e. The fill takes the queries in their own order and
@@ -424,11 +429,11 @@ struct register_row {
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
 // neighbours and, where `distances` is not empty, their distances; with Sorted, by distance
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
-// all, else from a search. A sorted row of up to within_row_capacity is sorted in registers; a longer
+// all, else from a search. A sorted row of up to Row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
 // Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
 // whose thread t takes the row of the count pass's thread held.long_rows(1 + t).
-template <bool Sorted, class Rule, class Queries, class Order, class Offsets, class Found,
+template <bool Sorted, int Row_capacity, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
   using index_type = typename Found::value_type;
@@ -467,7 +472,7 @@ struct fill_within_kernel {
     if (deferred && !listed && count > held.capacity) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
-    if (!Sorted || count > within_row_capacity) {
+    if (!Sorted || count > Row_capacity) {
       auto visit = [&](std::int64_t r, double d) {
         found(next) = static_cast<index_type>(rule.bvh.order(r));
         if (Sorted) keys(next) = d;
@@ -483,7 +488,7 @@ struct fill_within_kernel {
         for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));
       return;
     }
-    register_row<within_row_capacity, index_type> row;
+    register_row<Row_capacity, index_type> row;
     [[maybe_unused]] int size = 0;
     auto visit = [&](std::int64_t r, double d) {
       const auto x = static_cast<index_type>(rule.bvh.order(r));
@@ -492,7 +497,7 @@ struct fill_within_kernel {
       return true;
     };
     for_each<true>(i, count, visit);
-    for (int k = 0; k < within_row_capacity; ++k) {
+    for (int k = 0; k < Row_capacity; ++k) {
       if (k < count) {
         found(begin + k) = row.value[k];
         if (with_distances) distances(begin + k) = static_cast<distance_type>(row.key[k]);

@@ -258,26 +258,34 @@ void within_index(const ExecutionSpace& space, const char* fn,
     if constexpr (distances_here) found_distances = *distances;
     resized(found_distances, total, distances_here ? nullptr : "kernwerk::within::distances");
   }
-  // A sorted row longer than the fill's registers hold is sorted where it lies, on float64
-  // distances: the caller's where they are float64, else these.
+  // A sorted row longer than the fill's registers hold (those of the long rows' launch where
+  // it has them) is sorted where it lies, on float64 distances: the caller's where they are
+  // float64, else these.
   using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
                                        Kokkos::View<double*, memory_space>>;
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
   keys_type keys;
-  if (order == row_order::nearest_first && longest > within_row_capacity) {
+  if (order == row_order::nearest_first && longest > (deferred ? within_long_row_capacity : within_row_capacity)) {
     if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
     resized(keys, total, "kernwerk::within::keys");
   }
   const auto fill = [&](auto sorted) {
-    using kernel = fill_within_kernel<decltype(sorted)::value, typename search_type::rule_type, Queries,
-                                      typename search_type::order_type, decltype(starts), found_type,
-                                      distances_type, keys_type, decltype(held)>;
-    kernel rows{search.rule, search.queries, search.order, starts, found, found_distances, keys, held};
-    rows.deferred = deferred;
-    launch_for("kernwerk::within::fill", space, search.size(), rows);
+    using sorted_type = decltype(sorted);
+    const auto rows = [&](auto row_capacity) {
+      using kernel = fill_within_kernel<sorted_type::value, decltype(row_capacity)::value, typename search_type::rule_type,
+                                        Queries, typename search_type::order_type, decltype(starts), found_type,
+                                        distances_type, keys_type, decltype(held)>;
+      kernel fill_kernel{search.rule, search.queries, search.order, starts, found, found_distances, keys, held};
+      fill_kernel.deferred = deferred;
+      return fill_kernel;
+    };
+    launch_for("kernwerk::within::fill", space, search.size(),
+               rows(std::integral_constant<int, within_row_capacity>()));
     if (!deferred) return;
-    rows.listed = true;
-    launch_for("kernwerk::within::fill_long", space, long_rows, rows);
+    // (the set only: no registers, the same kernel)
+    auto long_rows_fill = rows(std::integral_constant<int, sorted_type::value ? within_long_row_capacity : within_row_capacity>());
+    long_rows_fill.listed = true;
+    launch_for("kernwerk::within::fill_long", space, long_rows, long_rows_fill);
   };
   if (order == row_order::nearest_first) fill(std::true_type());
   else fill(std::false_type());

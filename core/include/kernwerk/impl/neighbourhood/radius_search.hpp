@@ -302,10 +302,11 @@ struct radius_queries {
 
 // The longest row that within's count pass keeps for the fill and the fill sorts in registers.
 inline constexpr int within_row_capacity = 16;
-// The longest row that the long rows' launch sorts in registers (a kernel of its own, so that
-// the first launch keeps its registers). Longer rows are sorted in memory on float64 keys, which
-// within then allocates for every neighbour, 1.3 GB at 2^24 x 2^14: with rows of 32 held here
-// it seldom does (perf/results/issue50-long-rows-registers-cuda-h200.json).
+// The longest row that the long rows' launch sorts in registers, after their search (the
+// search without a register row, whose registers would slow it, then sort_long_rows). Longer
+// rows are sorted in memory on float64 keys, which within then allocates for every neighbour,
+// 1.3 GB at 2^24 x 2^14: with rows of 32 sorted so it seldom does
+// (perf/results/issue50-long-rows-registers-cuda-h200.json, issue50-sort-long-rows-cuda-h200.json).
 inline constexpr int within_long_row_capacity = 32;
 
 // Up to `capacity` neighbours (index rows) of each query, kept by the count pass for the fill
@@ -413,6 +414,17 @@ struct register_row {
       value[0] = x;
     }
   }
+  // The first `count` entries to found and (with_distances) distances from `begin` on.
+  template <class Found, class Distances>
+  KOKKOS_INLINE_FUNCTION void write(const Found& found, const Distances& distances, std::int64_t begin,
+                                    std::int64_t count, bool with_distances) const {
+    for (int k = 0; k < Capacity; ++k) {
+      if (k < count) {
+        found(begin + k) = value[k];
+        if (with_distances) distances(begin + k) = static_cast<typename Distances::value_type>(key[k]);
+      }
+    }
+  }
   // Inserts (d, x) into the first `size` entries (size < Capacity) by shifting only those after
   // it: on a core, where the passes over every entry of insert cost more than the indexing.
   KOKKOS_INLINE_FUNCTION void insert_shifting(int size, double d, Index x) {
@@ -432,7 +444,9 @@ struct register_row {
 // all, else from a search. A sorted row of up to Row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
 // Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
-// whose thread t takes the row of the count pass's thread held.long_rows(1 + t).
+// whose thread t takes the row of the count pass's thread held.long_rows(1 + t); sorted rows of
+// up to within_long_row_capacity then keep their distances at long_keys(t * that + e), for
+// sort_long_rows.
 template <bool Sorted, int Row_capacity, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
@@ -448,6 +462,7 @@ struct fill_within_kernel {
   Held held;
   bool deferred = false;
   bool listed = false;
+  Kokkos::View<double*, typename Order::memory_space> long_keys;
 
   // visit(row, distance) for each neighbour of query i; the distance is computed only
   // With_distances.
@@ -473,36 +488,55 @@ struct fill_within_kernel {
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
     if (!Sorted || count > Row_capacity) {
+      const bool keys_apart = Sorted && listed && long_keys.extent(0) > 0 && count <= within_long_row_capacity;
       auto visit = [&](std::int64_t r, double d) {
         found(next) = static_cast<index_type>(rule.bvh.order(r));
-        if (Sorted) keys(next) = d;
+        if (keys_apart) long_keys(t * within_long_row_capacity + (next - begin)) = d;
+        else if (Sorted) keys(next) = d;
         else if (with_distances) distances(next) = static_cast<distance_type>(d);
         ++next;
         return true;
       };
       if (Sorted || with_distances) for_each<true>(i, count, visit);
       else for_each<false>(i, count, visit);
-      if (!Sorted) return;
+      if (!Sorted || keys_apart) return;
       sort_by_key(keys, found, begin, next);
       if (with_distances && static_cast<const void*>(keys.data()) != static_cast<const void*>(distances.data()))
         for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));
       return;
     }
-    register_row<Row_capacity, index_type> row;
-    [[maybe_unused]] int size = 0;
-    auto visit = [&](std::int64_t r, double d) {
-      const auto x = static_cast<index_type>(rule.bvh.order(r));
-      if constexpr (host_memory<typename Order::memory_space>) row.insert_shifting(size++, d, x);
-      else row.insert(d, x);
-      return true;
-    };
-    for_each<true>(i, count, visit);
-    for (int k = 0; k < Row_capacity; ++k) {
-      if (k < count) {
-        found(begin + k) = row.value[k];
-        if (with_distances) distances(begin + k) = static_cast<distance_type>(row.key[k]);
-      }
+    if constexpr (Row_capacity > 0) {
+      register_row<Row_capacity, index_type> row;
+      [[maybe_unused]] int size = 0;
+      auto visit = [&](std::int64_t r, double d) {
+        const auto x = static_cast<index_type>(rule.bvh.order(r));
+        if constexpr (host_memory<typename Order::memory_space>) row.insert_shifting(size++, d, x);
+        else row.insert(d, x);
+        return true;
+      };
+      for_each<true>(i, count, visit);
+      row.write(found, distances, begin, count, with_distances);
     }
+  }
+};
+
+// The long rows' launch's sorted rows of up to within_long_row_capacity (fill_within_kernel's
+// long_keys), sorted in registers where they lie.
+template <class Fill>
+struct sort_long_rows {
+  Fill fill;
+  KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t i = fill.order(fill.held.long_rows(1 + t));
+    const std::int64_t begin = fill.offsets(i), count = fill.offsets(i + 1) - begin;
+    if (count > within_long_row_capacity) return;
+    register_row<within_long_row_capacity, typename Fill::index_type> row;
+    for (int e = 0; e < int(count); ++e) {
+      const double d = fill.long_keys(t * within_long_row_capacity + e);
+      const auto x = fill.found(begin + e);
+      if constexpr (host_memory<typename decltype(fill.long_keys)::memory_space>) row.insert_shifting(e, d, x);
+      else row.insert(d, x);
+    }
+    row.write(fill.found, fill.distances, begin, count, fill.distances.extent(0) > 0);
   }
 };
 

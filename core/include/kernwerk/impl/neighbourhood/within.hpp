@@ -282,10 +282,17 @@ void within_index(const ExecutionSpace& space, const char* fn,
     launch_for("kernwerk::within::fill", space, search.size(),
                rows(std::integral_constant<int, within_row_capacity>()));
     if (!deferred) return;
-    // (the set only: no registers, the same kernel)
-    auto long_rows_fill = rows(std::integral_constant<int, sorted_type::value ? within_long_row_capacity : within_row_capacity>());
+    // Sorted, a kernel without a register row, its rows then sorted apart (the set only: the
+    // same kernel).
+    auto long_rows_fill = rows(std::integral_constant<int, sorted_type::value ? 0 : within_row_capacity>());
     long_rows_fill.listed = true;
+    if (sorted_type::value)
+      long_rows_fill.long_keys = decltype(long_rows_fill.long_keys)(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kernwerk::within::long_keys")),
+          long_rows * within_long_row_capacity);
     launch_for("kernwerk::within::fill_long", space, long_rows, long_rows_fill);
+    if (sorted_type::value)
+      launch_for("kernwerk::within::sort_long", space, long_rows, sort_long_rows<decltype(long_rows_fill)>{long_rows_fill});
   };
   if (order == row_order::nearest_first) fill(std::true_type());
   else fill(std::false_type());

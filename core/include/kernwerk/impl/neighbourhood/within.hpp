@@ -258,14 +258,23 @@ void within_index(const ExecutionSpace& space, const char* fn,
     if constexpr (distances_here) found_distances = *distances;
     resized(found_distances, total, distances_here ? nullptr : "kernwerk::within::distances");
   }
-  // A sorted row longer than the fill's registers hold (those of the long rows' launch where
-  // it has them) is sorted where it lies, on float64 distances: the caller's where they are
-  // float64, else these.
+  // The long rows' launch keeps the float64 distances of sorted rows of up to
+  // within_long_row_capacity apart (32 slots a row) for sort_long_rows; where that memory is
+  // not to be had, it sorts them as the others.
+  Kokkos::View<double*, memory_space> long_keys;
+  if (order == row_order::nearest_first && deferred)
+    long_keys = view_or_empty<decltype(long_keys)>("kernwerk::within::long_keys",
+                                                   std::size_t(long_rows) * within_long_row_capacity);
+  // A sorted row longer than those sorted in registers (by the first launch, or where
+  // deferred by sort_long_rows from the long rows' slots) is sorted where it lies, on float64
+  // distances: the caller's where they are float64, else these.
   using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
                                        Kokkos::View<double*, memory_space>>;
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
   keys_type keys;
-  if (order == row_order::nearest_first && longest > (deferred ? within_long_row_capacity : within_row_capacity)) {
+  const std::int64_t in_registers =
+      !deferred ? within_row_capacity : long_keys.extent(0) > 0 ? within_long_row_capacity : 0;
+  if (order == row_order::nearest_first && longest > in_registers) {
     if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
     resized(keys, total, "kernwerk::within::keys");
   }
@@ -286,12 +295,9 @@ void within_index(const ExecutionSpace& space, const char* fn,
     // same kernel).
     auto long_rows_fill = rows(std::integral_constant<int, sorted_type::value ? 0 : within_row_capacity>());
     long_rows_fill.listed = true;
-    if (sorted_type::value)
-      long_rows_fill.long_keys = decltype(long_rows_fill.long_keys)(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kernwerk::within::long_keys")),
-          long_rows * within_long_row_capacity);
+    long_rows_fill.long_keys = long_keys;
     launch_for("kernwerk::within::fill_long", space, long_rows, long_rows_fill);
-    if (sorted_type::value)
+    if (long_keys.extent(0) > 0)
       launch_for("kernwerk::within::sort_long", space, long_rows, sort_long_rows<decltype(long_rows_fill)>{long_rows_fill});
   };
   if (order == row_order::nearest_first) fill(std::true_type());

@@ -45,7 +45,8 @@ struct nearest_tuning {
   std::size_t wide_list_bytes = std::size_t(1) << 28;
   /// kernwerk::within: the bytes (4 a neighbour) in which its count pass keeps up to 16 of each
   /// query's neighbours, so that the fill pass reads the rows that fit instead of searching again
-  /// (on GPUs 2 bytes a query more list the longer rows, which the fill searches apart)
+  /// (on GPUs 2 bytes a query more list the longer rows, which the fill searches apart, and
+  /// 256 bytes a longer row hold its distances while it is sorted)
   std::size_t within_held_bytes = std::size_t(1) << 30;
   /// kernwerk::within and kernwerk::count_within on host spaces: order_min_references for their
   /// queries (a radius search visits several leaves a query, the nearest search's grid few)

@@ -414,6 +414,13 @@ struct register_row {
       value[0] = x;
     }
   }
+  // Inserts (d, x) as entry number `size` (size < Capacity): by shifting on host spaces, by
+  // passes over every entry on GPUs (insert_shifting, insert).
+  template <class MemorySpace>
+  KOKKOS_INLINE_FUNCTION void add(int size, double d, Index x) {
+    if constexpr (host_memory<MemorySpace>) insert_shifting(size, d, x);
+    else insert(d, x);
+  }
   // The first `count` entries to found and (with_distances) distances from `begin` on.
   template <class Found, class Distances>
   KOKKOS_INLINE_FUNCTION void write(const Found& found, const Distances& distances, std::int64_t begin,
@@ -479,10 +486,12 @@ struct fill_within_kernel {
       visit(r, With_distances ? rule.distance(o, r) : 0.0);
     }
   }
+  // The query of the listed launch's thread t.
+  KOKKOS_INLINE_FUNCTION std::int64_t listed_query(std::int64_t t) const { return order(held.long_rows(1 + t)); }
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
     // Where rows are held, the fill takes the queries in their own order (held_rows); where
     // none are, and in the listed launch, the search's.
-    const std::int64_t i = listed ? order(held.long_rows(1 + t)) : held.capacity > 0 ? t : order(t);
+    const std::int64_t i = listed ? listed_query(t) : held.capacity > 0 ? t : order(t);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     if (deferred && !listed && count > held.capacity) return;
     const bool with_distances = distances.extent(0) > 0;
@@ -507,11 +516,9 @@ struct fill_within_kernel {
     }
     if constexpr (Row_capacity > 0) {
       register_row<Row_capacity, index_type> row;
-      [[maybe_unused]] int size = 0;
+      int size = 0;
       auto visit = [&](std::int64_t r, double d) {
-        const auto x = static_cast<index_type>(rule.bvh.order(r));
-        if constexpr (host_memory<typename Order::memory_space>) row.insert_shifting(size++, d, x);
-        else row.insert(d, x);
+        row.template add<typename Order::memory_space>(size++, d, static_cast<index_type>(rule.bvh.order(r)));
         return true;
       };
       for_each<true>(i, count, visit);
@@ -526,16 +533,13 @@ template <class Fill>
 struct sort_long_rows {
   Fill fill;
   KOKKOS_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t i = fill.order(fill.held.long_rows(1 + t));
+    const std::int64_t i = fill.listed_query(t);
     const std::int64_t begin = fill.offsets(i), count = fill.offsets(i + 1) - begin;
     if (count > within_long_row_capacity) return;
     register_row<within_long_row_capacity, typename Fill::index_type> row;
-    for (int e = 0; e < int(count); ++e) {
-      const double d = fill.long_keys(t * within_long_row_capacity + e);
-      const auto x = fill.found(begin + e);
-      if constexpr (host_memory<typename decltype(fill.long_keys)::memory_space>) row.insert_shifting(e, d, x);
-      else row.insert(d, x);
-    }
+    for (int e = 0; e < int(count); ++e)
+      row.template add<typename decltype(fill.long_keys)::memory_space>(
+          e, fill.long_keys(t * within_long_row_capacity + e), fill.found(begin + e));
     row.write(fill.found, fill.distances, begin, count, fill.distances.extent(0) > 0);
   }
 };

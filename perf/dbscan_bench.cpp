@@ -7,6 +7,7 @@
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
 //                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
 //                         [--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]
+//                         [--grid-span S]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
 // in perf/neighbourhood_sets.hpp.
@@ -15,7 +16,8 @@
 // once instead of point by point, --float-tests 0|1 the radius searches' float first tests
 // off or on (default: on GPUs only), --defer-long-rows 0|1 whether within's fill leaves the
 // rows longer than those the count pass kept to a launch of their own (held_policy; default: on
-// GPUs only). --save DIR
+// GPUs only), --grid-span S the most cells an axis of the sphere grid a radius search scans
+// instead of the hierarchy (radius_policy; 0: never). --save DIR
 // writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with DIR/<set>-<s>.json
 // (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
@@ -143,6 +145,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--cell-search") kernwerk::impl::dbscan_policy::cell_search_points = std::stoll(value);
     else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value);
     else if (flag == "--defer-long-rows") kernwerk::impl::held_policy::defer_long_rows = std::stoi(value);
+    else if (flag == "--grid-span") kernwerk::impl::radius_policy::grid_span = std::stoi(value);
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -151,7 +154,7 @@ int main(int argc, char* argv[]) {
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
                          "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B] "
-                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]\n");
+                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1] [--grid-span S]\n");
     return 2;
   }
   std::vector<record> records;

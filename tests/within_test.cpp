@@ -28,6 +28,14 @@ struct long_rows_deferred {
   ~long_rows_deferred() { kernwerk::impl::held_policy::defer_long_rows = -1; }
 };
 
+// The sphere grid's scan of radius_policy (where the reach spans few of its cells) off for a
+// scope: every search then goes down the hierarchy.
+struct hierarchy_only {
+  hierarchy_only() { kernwerk::impl::radius_policy::grid_span = 0; }
+  ~hierarchy_only() { kernwerk::impl::radius_policy::grid_span = saved; }
+  int saved = kernwerk::impl::radius_policy::grid_span;
+};
+
 struct radius_result {
   std::vector<std::int64_t> offsets, indices, counts;
   std::vector<double> distances;
@@ -61,6 +69,17 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  {  // the hierarchy alone, where the grid's scan answered: the same, bit for bit
+    const hierarchy_only hierarchy;
+    Kokkos::deep_copy(offsets, -1);
+    Kokkos::deep_copy(counts, -1);
+    kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
+    kernwerk::count_within(Space(), q, p, radius, counts, options);
+    CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
+    CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+    CHECK(to_host_vector<double, Space>(distances) == got.distances);
+    CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  }
   for (bool deferred : {false, true}) {  // the long rows in a launch of their own, or not: the same
     CAPTURE(deferred);
     const long_rows_deferred launch(deferred);
@@ -217,6 +236,11 @@ TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_s
   const within_options options;
   const auto found = check_radius(queries, points, radius, run_within<Space>(queries, points, radius, options), options);
   CHECK(found > 10000);
+  // These references cover the sphere and the radius spans few grid cells: the searches above
+  // scanned the grid (and run_within compared them with the hierarchy's).
+  const auto p = to_device<Space>(points);
+  const kernwerk::impl::scoped_index<Space> index(Space(), p, kernwerk::impl::index_metric_of(options), true);
+  CHECK(kernwerk::impl::radius_rule_of(index.core(), radius).in_grid);
 }
 TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
 

@@ -75,7 +75,9 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const impl::scoped_index<ExecutionSpace> index(space, points_here, impl::index_metric_of(options));
+  const auto metric = impl::index_metric_of(options);
+  const impl::scoped_index<ExecutionSpace> index(
+      space, points_here, metric, impl::radius_policy::wants_grid(metric, std::int64_t(m), radius));
   impl::count_within_index(space, index.core(), queries_here, radius, counts);
 }
 
@@ -100,7 +102,9 @@ void within_rows(const ExecutionSpace& space, const Queries& queries, const Poin
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const scoped_index<ExecutionSpace> index(space, points_here, index_metric_of(options));
+  const auto metric = index_metric_of(options);
+  const scoped_index<ExecutionSpace> index(space, points_here, metric,
+                                           radius_policy::wants_grid(metric, std::int64_t(m), radius));
   within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances, options.order);
 }
 

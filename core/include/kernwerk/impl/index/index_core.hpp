@@ -78,9 +78,9 @@ index_core<typename ExecutionSpace::memory_space> build_index(
   return core;
 }
 
-// An index for the length of one call, without the grid (radius searches do not use it), in a
-// workspace of its own (the one-shot calls: device allocations cost more than their searches),
-// which it holds until it goes.
+// An index for the length of one call, with the sphere's grid only where asked (a radius
+// search that scans it: radius_policy::wants_grid), in a workspace of its own (the one-shot
+// calls: device allocations cost more than their searches), which it holds until it goes.
 struct scoped_index_purpose;
 template <class ExecutionSpace>
 class scoped_index {
@@ -89,21 +89,22 @@ class scoped_index {
   using core_type = index_core<memory_space>;
 
   template <class Points>
-  scoped_index(const ExecutionSpace& space, const Points& points, const index_metric& metric)
-      : scoped_index(space, points, metric,
-                     core_type::template keep_bytes<ExecutionSpace>(metric, points.extent(0), false),
-                     core_type::build_bytes(space, metric, points.extent(0), false)) {}
+  scoped_index(const ExecutionSpace& space, const Points& points, const index_metric& metric,
+               bool with_grid = false)
+      : scoped_index(space, points, metric, with_grid,
+                     core_type::template keep_bytes<ExecutionSpace>(metric, points.extent(0), with_grid),
+                     core_type::build_bytes(space, metric, points.extent(0), with_grid)) {}
 
   const core_type& core() const { return core_; }
 
  private:
   template <class Points>
   scoped_index(const ExecutionSpace& space, const Points& points, const index_metric& metric,
-               std::size_t keep_bytes, std::size_t build_bytes)
+               bool with_grid, std::size_t keep_bytes, std::size_t build_bytes)
       : memory_(keep_bytes + build_bytes) {
     carver keep(memory_.template take<char>(keep_bytes), keep_bytes);
     carver scratch(memory_.template take<char>(build_bytes), build_bytes);
-    core_ = build_index(space, points, metric, false, keep, scratch);
+    core_ = build_index(space, points, metric, with_grid, keep, scratch);
   }
 
   workspace<memory_space, scoped_index_purpose> memory_;

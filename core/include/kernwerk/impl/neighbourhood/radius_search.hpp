@@ -13,7 +13,10 @@
 // radius_policy): a test decides there only where the float64 test would decide the same way,
 // so the points visited are the same, in the same order; what float leaves undecided goes to
 // float64. On the H200 the count pass was bound by the instructions of its float64 tests
-// (docs/performance.md, "Where the H200's time goes").
+// (docs/performance.md, "Where the H200's time goes"). Where the index's sphere grid is in use
+// and the reach spans few of its cells (radius_policy::grid_span), a search without a filter
+// scans the grid's cells instead, with the same tests on the same coordinates: the same points,
+// in another order.
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -25,6 +28,7 @@
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
+#include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/impl/launch.hpp"
 
 namespace kernwerk::impl {
@@ -64,6 +68,20 @@ struct radius_policy {
   template <class MemorySpace>
   static bool float_tests_for() {
     return float_tests >= 0 ? float_tests != 0 : !host_memory<MemorySpace>;
+  }
+  // Where the index has its sphere grid (index/sphere_grid.hpp) and the reach spans at most
+  // this many of its cells an axis, a search scans the cells' runs of rows instead of the
+  // hierarchy (0: never; kernwerk_bench_dbscan --grid-span; timed both ways in
+  // perf/results/issue50-radius-grid-cuda-h200.json).
+  static inline int grid_span = 4;
+  // Whether a reach (radius_reach) spans few enough cells of side `side`.
+  static bool grid_pays(double reach, double side) {
+    return 2 * std::sqrt(reach) < (grid_span - 1) * side;
+  }
+  // Whether a search within `range` of an index of m points builds the index with its grid.
+  static bool wants_grid(const index_metric& metric, std::int64_t m, double range) {
+    return metric.sphere() && m > 0 &&
+           grid_pays(radius_reach(true, range, metric.sphere_radius), 2.0 / grid_cells_per_axis(m));
   }
 };
 
@@ -112,6 +130,7 @@ struct radius_rule {
   double inner = -1.0;         // radius_inner
   bool float_tests = true;     // radius_policy's, when the rule was made
   double magnitude = 0;        // the largest |coordinate| of the index's points (its bounds)
+  bool in_grid = false;        // for_each scans the grid (radius_policy::grid_span)
 
   static constexpr int stack_size = 64;  // > the tree's depth
 
@@ -135,8 +154,12 @@ struct radius_rule {
   // Squared distance from o to row r in the index's frame: what the reach and the inner band
   // are compared with.
   KOKKOS_INLINE_FUNCTION double chord(const sphere_point& o, std::int64_t r) const {
-    const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
-                 dz = o.z - bvh.points(r, column_z);
+    return chord_to(o, bvh.points(r, column_x), bvh.points(r, column_y), bvh.points(r, column_z));
+  }
+  // (one expression for the hierarchy's rows and the grid's copies of them, so that both
+  // round alike)
+  KOKKOS_INLINE_FUNCTION static double chord_to(const sphere_point& o, double x, double y, double z) {
+    const double dx = o.x - x, dy = o.y - y, dz = o.z - z;
     return dx * dx + dy * dy + dz * dz;
   }
   KOKKOS_INLINE_FUNCTION double distance(const sphere_point& o, std::int64_t r) const {
@@ -234,8 +257,39 @@ struct radius_rule {
   }
   template <bool Distances = true, class Visit>
   KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
+    if (in_grid) return for_each_in_grid<Distances>(o, visit);
     pass_all all;
     for_each<Distances>(o, visit, all);
+  }
+
+  // for_each by the grid: every row of cells within the reach's cube around o, scanned as one
+  // run of rows where its box is in reach. A point p within reach has |p.a - o.a| below
+  // `half` along each axis, so its cell (axis_cell is monotone) lies between those of o.a -
+  // half and o.a + half; the cells' boxes are widened by the grid's slack.
+  template <bool Distances, class Visit>
+  KOKKOS_INLINE_FUNCTION void for_each_in_grid(const sphere_point& o, Visit& visit) const {
+    const auto& grid = bvh.grid;
+    const double half = math::sqrt(reach) * (1 + 1e-12) + 1e-300;
+    const int x0 = grid.axis_cell(o.x - half), x1 = grid.axis_cell(o.x + half);
+    const int y0 = grid.axis_cell(o.y - half), y1 = grid.axis_cell(o.y + half);
+    const int z0 = grid.axis_cell(o.z - half), z1 = grid.axis_cell(o.z + half);
+    for (int iz = z0; iz <= z1; ++iz) {
+      for (int iy = y0; iy <= y1; ++iy) {
+        if (!(grid.box_distance(o.x, o.y, o.z, x0, x1, iy, iz) <= reach)) continue;
+        const int end = grid.start(grid.cell(x1, iy, iz) + 1);
+        for (int s = grid.start(grid.cell(x0, iy, iz)); s < end; ++s) {
+          const double c = chord_to(o, grid.sorted(s, 0), grid.sorted(s, 1), grid.sorted(s, 2));
+          if (!(c <= reach)) continue;
+          const std::int64_t r = bvh.rank(grid.order(s));
+          if (!Distances && c <= inner) {
+            if (!visit(r, 0.0)) return;
+            continue;
+          }
+          const double d = distance(o, r);
+          if (d <= range && !visit(r, d)) return;
+        }
+      }
+    }
   }
 };
 
@@ -253,6 +307,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.float_tests = radius_policy::float_tests_for<MemorySpace>();
   if (rule.bvh.size > 0)
     for (const double bound : rule.bvh.bounds.bound) rule.magnitude = std::fmax(rule.magnitude, std::fabs(bound));
+  rule.in_grid = rule.sphere && rule.bvh.grid.used && radius_policy::grid_pays(rule.reach, rule.bvh.grid.side);
   return rule;
 }
 

@@ -244,6 +244,35 @@ TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_s
 }
 TEST_CASE_TEMPLATE_APPLY(random_sphere, enabled_spaces);
 
+TEST_CASE_TEMPLATE_DEFINE("within: the grid's scan at the poles, the date line and duplicates", Space,
+                          grid_adversarial) {
+  // References that cover the sphere (so that the grid is used), with points at the poles, on
+  // the date line and repeated; queries there, at the references themselves and at their
+  // antipodes: the cells at the cube's faces, where the reach's cube is clamped.
+  auto points = uniform_sphere(3000, 41);
+  host_points queries = uniform_sphere(300, 42);
+  for (double lon : {-pi, -1.0, 0.0, 2.0, pi}) {
+    for (double lat : {pi / 2, -pi / 2, 0.0, 0.7, -1.1}) {
+      points.add(lat, lon);
+      points.add(lat, lon);  // a duplicate
+      queries.add(lat, lon);
+      queries.add(-lat, lon + (lon > 0 ? -pi : pi));  // the antipode
+      queries.add(lat, lon == pi ? -pi : lon);
+    }
+  }
+  for (std::size_t i = 0; i < 200; ++i) queries.add(points.values[2 * i], points.values[2 * i + 1]);
+  const within_options options;
+  const double typical = std::acos(1 - 2 * 10.0 / double(points.count()));
+  for (double radius : {0.0, 1e-9, 0.5 * typical, typical}) {
+    CAPTURE(radius);
+    check_radius(queries, points, radius, run_within<Space>(queries, points, radius, options), options);
+    const auto p = to_device<Space>(points);
+    const kernwerk::impl::scoped_index<Space> index(Space(), p, kernwerk::impl::index_metric_of(options), true);
+    CHECK(kernwerk::impl::radius_rule_of(index.core(), radius).in_grid);
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(grid_adversarial, enabled_spaces);
+
 TEST_CASE_TEMPLATE_DEFINE("within: degrees, an earth radius, float32 and LayoutLeft", Space,
                           degrees_float) {
   const auto queries = rounded<float>(uniform_sphere(800, 13, true));

@@ -7,17 +7,19 @@
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
 //                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
 //                         [--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]
-//                         [--grid-span S]
+//                         [--grid-span S] [--neighbours N]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
-// in perf/neighbourhood_sets.hpp.
+// in perf/neighbourhood_sets.hpp; --neighbours N sizes the radius searches' radius for about N
+// neighbours a query (default 10, the records' sets).
 // Tuning experiments: --leaf-size B sets the index's references per leaf (as in
 // kernwerk_bench_nearest), --cell-search P the largest dense cell that DBSCAN searches around
 // once instead of point by point, --float-tests 0|1 the radius searches' float first tests
 // off or on (default: on GPUs only), --defer-long-rows 0|1 whether within's fill leaves the
 // rows longer than those the count pass kept to a launch of their own (held_policy; default: on
-// GPUs only), --grid-span S the most cells an axis of the sphere grid a radius search scans
-// instead of the hierarchy (radius_policy; 0: never). --save DIR
+// GPUs only), --grid-span S how many cells of the sphere grid a radius search may span
+// (the reach's diameter below S - 1 cells) to scan them instead of the hierarchy
+// (radius_policy; 0: never, default the space's own). --save DIR
 // writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with DIR/<set>-<s>.json
 // (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
@@ -44,9 +46,10 @@ namespace bench_dbscan {
 using namespace kernwerk;
 using namespace kernwerk::neighbourhood_sets;
 
-void within_case(const std::string& layout, int s, int repeat, int samples, std::vector<record>& out) {
+void within_case(const std::string& layout, int s, int repeat, int samples, double neighbours,
+                 std::vector<record>& out) {
   const std::size_t n = std::size_t(1) << s;
-  const within_set set = make_within_set(layout, s);
+  const within_set set = make_within_set(layout, s, neighbours);
   const host_set &queries = set.queries, &points = set.points;
   const double radius = set.radius;
   const auto q = to_device(queries), p = to_device(points);
@@ -132,6 +135,7 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   std::string machine = "unnamed", json, save, sizes = "20,24", sets = "within,moons,moons-scaled,places";
   int repeat = 3, samples = 16;
+  double neighbours = 10.0;
   for (int k = 1; k + 1 < argc; k += 2) {
     const std::string flag = argv[k], value = argv[k + 1];
     if (flag == "--sizes") sizes = value;
@@ -146,6 +150,13 @@ int main(int argc, char* argv[]) {
     else if (flag == "--float-tests") kernwerk::impl::radius_policy::float_tests = std::stoi(value);
     else if (flag == "--defer-long-rows") kernwerk::impl::held_policy::defer_long_rows = std::stoi(value);
     else if (flag == "--grid-span") kernwerk::impl::radius_policy::grid_span = std::stoi(value);
+    else if (flag == "--neighbours") {
+      neighbours = std::stod(value);
+      if (!(neighbours > 0 && neighbours <= double(1 << 14))) {
+        std::fprintf(stderr, "--neighbours: %s is not in (0, 16384]\n", value.c_str());
+        return 2;
+      }
+    }
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -154,7 +165,7 @@ int main(int argc, char* argv[]) {
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
                          "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B] "
-                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1] [--grid-span S]\n");
+                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1] [--grid-span S] [--neighbours N]\n");
     return 2;
   }
   std::vector<record> records;
@@ -165,7 +176,7 @@ int main(int argc, char* argv[]) {
       std::stringstream names(sets);
       for (std::string name; std::getline(names, name, ',');) {
         if (name == "within")
-          for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, records);
+          for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, neighbours, records);
         else
           dbscan_case(name, s, repeat, samples, save, records);
       }

@@ -75,19 +75,20 @@ inline host_set places(std::size_t n, std::uint64_t seed) {
 inline std::string power(int s) { return "2^" + std::to_string(s); }
 
 // A radius search's case: 2^s queries against 2^14 points of a layout (uniform, same-cap) and
-// a radius of about 10 neighbours (a cap holding 10 / 2^14 of the points' area).
+// a radius of about `neighbours` neighbours (a cap holding neighbours / 2^14 of the points'
+// area; the records' sets take 10).
 struct within_set {
   host_set queries, points;
   double radius;
 };
-inline within_set make_within_set(const std::string& layout, int s) {
+inline within_set make_within_set(const std::string& layout, int s, double neighbours = 10.0) {
   const std::size_t n = std::size_t(1) << s, m = std::size_t(1) << 14;
   const auto pair = layouts::make(layout, n, m, 7);
   within_set set;
   set.queries.values = pair.observations;
   set.points.values = pair.references;
   const double spread = layout == "uniform" ? 2.0 : 1 - std::cos(1e-2);
-  set.radius = std::acos(1 - spread * 10.0 / double(m));
+  set.radius = std::acos(1 - spread * neighbours / double(m));
   return set;
 }
 

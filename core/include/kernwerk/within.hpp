@@ -77,7 +77,7 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
   const auto metric = impl::index_metric_of(options);
   const impl::scoped_index<ExecutionSpace> index(
-      space, points_here, metric, impl::radius_policy::wants_grid(metric, std::int64_t(m), radius));
+      space, points_here, metric, impl::radius_policy::wants_grid<memory_space>(metric, std::int64_t(m), radius));
   impl::count_within_index(space, index.core(), queries_here, radius, counts);
 }
 
@@ -104,7 +104,7 @@ void within_rows(const ExecutionSpace& space, const Queries& queries, const Poin
   const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
   const auto metric = index_metric_of(options);
   const scoped_index<ExecutionSpace> index(space, points_here, metric,
-                                           radius_policy::wants_grid(metric, std::int64_t(m), radius));
+                                           radius_policy::wants_grid<memory_space>(metric, std::int64_t(m), radius));
   within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances, options.order);
 }
 

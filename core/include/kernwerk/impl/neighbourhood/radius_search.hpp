@@ -69,19 +69,28 @@ struct radius_policy {
   static bool float_tests_for() {
     return float_tests >= 0 ? float_tests != 0 : !host_memory<MemorySpace>;
   }
-  // Where the index has its sphere grid (index/sphere_grid.hpp) and the reach spans at most
-  // this many of its cells an axis, a search scans the cells' runs of rows instead of the
-  // hierarchy (0: never; kernwerk_bench_dbscan --grid-span; timed both ways in
-  // perf/results/issue50-radius-grid-cuda-h200.json).
-  static inline int grid_span = 4;
+  // Where the index has its sphere grid (index/sphere_grid.hpp) and the reach's diameter spans
+  // fewer than grid_span - 1 of its cells, a search scans the cells' runs of rows instead of the
+  // hierarchy (0: never; -1: the memory space's default, 8 on host spaces and 4 on GPUs;
+  // kernwerk_bench_dbscan --grid-span). On the 2-core host the grid paid at 5 cells and lost at
+  // 10 (perf/results/issue50-host-grid-span-epyc-2core.json,
+  // issue50-host-grid-span-wide-epyc-2core.json); the H200 was timed at 2.5 cells only
+  // (issue50-radius-grid-cuda-h200.json).
+  static inline int grid_span = -1;
+  template <class MemorySpace>
+  static int grid_span_for() {
+    return grid_span >= 0 ? grid_span : host_memory<MemorySpace> ? 8 : 4;
+  }
   // Whether a reach (radius_reach) spans few enough cells of side `side`.
+  template <class MemorySpace>
   static bool grid_pays(double reach, double side) {
-    return 2 * std::sqrt(reach) < (grid_span - 1) * side;
+    return 2 * std::sqrt(reach) < (grid_span_for<MemorySpace>() - 1) * side;
   }
   // Whether a search within `range` of an index of m points builds the index with its grid.
+  template <class MemorySpace>
   static bool wants_grid(const index_metric& metric, std::int64_t m, double range) {
     return metric.sphere() && m > 0 &&
-           grid_pays(radius_reach(true, range, metric.sphere_radius), 2.0 / grid_cells_per_axis(m));
+           grid_pays<MemorySpace>(radius_reach(true, range, metric.sphere_radius), 2.0 / grid_cells_per_axis(m));
   }
 };
 
@@ -307,7 +316,7 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   rule.float_tests = radius_policy::float_tests_for<MemorySpace>();
   if (rule.bvh.size > 0)
     for (const double bound : rule.bvh.bounds.bound) rule.magnitude = std::fmax(rule.magnitude, std::fabs(bound));
-  rule.in_grid = rule.sphere && rule.bvh.grid.used && radius_policy::grid_pays(rule.reach, rule.bvh.grid.side);
+  rule.in_grid = rule.sphere && rule.bvh.grid.used && radius_policy::grid_pays<MemorySpace>(rule.reach, rule.bvh.grid.side);
   return rule;
 }
 

@@ -9,7 +9,10 @@
 //
 //   kernwerk_peer_arborx_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places]
 //                               [--repeat 3] [--samples 16] [--machine NAME] [--json FILE]
+//                               [--neighbours N]
 //
+// --neighbours N sizes the radius searches' radius for about N neighbours a query (default 10,
+// as kernwerk_bench_dbscan's).
 // Answers are checked on a sample against the float64 brute force (perf/neighbourhood_sets.hpp):
 // neighbour counts, and for DBSCAN each sampled point's core status, its core neighbours'
 // cluster and a border point in one of its core neighbours' clusters (ArborX does not say
@@ -102,9 +105,10 @@ struct ArborX::AccessTraits<sphere_queries<Numbered>> {
 
 namespace {
 
-void within_case(const std::string& layout, int s, int repeat, int samples, std::vector<record>& out) {
+void within_case(const std::string& layout, int s, int repeat, int samples, double neighbours,
+                 std::vector<record>& out) {
   const std::size_t n = std::size_t(1) << s;
-  const within_set set = make_within_set(layout, s);
+  const within_set set = make_within_set(layout, s, neighbours);
   const auto q = to_device(set.queries), p = to_device(set.points);
   const float chord = chord_of(set.radius);
   Kokkos::View<int*, memory> indices("indices", 0), offsets("offsets", 0);
@@ -171,6 +175,7 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   std::string machine = "unnamed", json, sizes = "20,24", sets = "within,moons,moons-scaled,places";
   int repeat = 3, samples = 16;
+  double neighbours = 10.0;
   for (int k = 1; k + 1 < argc; k += 2) {
     const std::string flag = argv[k], value = argv[k + 1];
     if (flag == "--sizes") sizes = value;
@@ -179,6 +184,13 @@ int main(int argc, char* argv[]) {
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
     else if (flag == "--sets") sets = value;
+    else if (flag == "--neighbours") {
+      neighbours = std::stod(value);
+      if (!(neighbours > 0 && neighbours <= double(1 << 14))) {
+        std::fprintf(stderr, "--neighbours: %s is not in (0, 16384]\n", value.c_str());
+        return 2;
+      }
+    }
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -186,7 +198,7 @@ int main(int argc, char* argv[]) {
   }
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_peer_arborx_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
-                         "[--repeat N] [--samples N] [--machine NAME] [--json FILE]\n");
+                         "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--neighbours N]\n");
     return 2;
   }
   std::vector<record> records;
@@ -197,7 +209,7 @@ int main(int argc, char* argv[]) {
       std::stringstream names(sets);
       for (std::string name; std::getline(names, name, ',');) {
         if (name == "within")
-          for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, records);
+          for (const char* layout : {"uniform", "same-cap"}) within_case(layout, s, repeat, samples, neighbours, records);
         else
           dbscan_case(name, s, repeat, samples, records);
       }

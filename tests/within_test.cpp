@@ -28,6 +28,13 @@ struct long_rows_deferred {
   ~long_rows_deferred() { kernwerk::impl::held_policy::defer_long_rows = -1; }
 };
 
+// within's count pass keeping `capacity` neighbours a query for the fill (held_policy; -1: the
+// space's default, on host spaces chosen by a sample) for a scope.
+struct held_capacity {
+  explicit held_capacity(int capacity) { kernwerk::impl::held_policy::capacity = capacity; }
+  ~held_capacity() { kernwerk::impl::held_policy::capacity = -1; }
+};
+
 // The sphere grid's scan of radius_policy (where the reach spans few of its cells) off for a
 // scope: every search then goes down the hierarchy.
 struct hierarchy_only {
@@ -69,6 +76,15 @@ radius_result run_within(const host_points& queries, const host_points& points, 
   CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
   CHECK(to_host_vector<double, Space>(distances) == got.distances);
   CHECK(to_host_vector<std::int64_t, Space>(counts) == got.counts);
+  for (int capacity : {0, 16, 64}) {  // rows kept by the count pass: none, GPUs', host spaces' long
+    CAPTURE(capacity);
+    const held_capacity kept_rows(capacity);
+    Kokkos::deep_copy(offsets, -1);
+    kernwerk::within(Space(), q, p, radius, offsets, indices, distances, options);
+    CHECK(to_host_vector<std::int64_t, Space>(offsets) == got.offsets);
+    CHECK(to_host_vector<std::int64_t, Space>(indices) == got.indices);
+    CHECK(to_host_vector<double, Space>(distances) == got.distances);
+  }
   {  // the hierarchy alone, where the grid's scan answered: the same, bit for bit
     const hierarchy_only hierarchy;
     Kokkos::deep_copy(offsets, -1);
@@ -236,6 +252,9 @@ TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_s
   const within_options options;
   const auto found = check_radius(queries, points, radius, run_within<Space>(queries, points, radius, options), options);
   CHECK(found > 10000);
+  // About 40 neighbours: on host spaces the count pass's sample keeps 64 a row.
+  const double wider = std::acos(1 - 2 * 40.0 / 4000);
+  check_radius(queries, points, wider, run_within<Space>(queries, points, wider, options), options);
   // These references cover the sphere and the radius spans few grid cells: the searches above
   // scanned the grid (and run_within compared them with the hierarchy's).
   const auto p = to_device<Space>(points);

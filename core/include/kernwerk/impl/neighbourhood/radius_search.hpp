@@ -321,7 +321,9 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
 }
 
 // Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
-// sort, in place (one thread, any length; short rows are sorted in registers: register_row).
+// sort, in place (one thread, any length; short rows are sorted in registers: register_row),
+// on host spaces an insertion sort up to held_sort_by_insertion entries.
+inline constexpr std::int64_t held_sort_by_insertion = 64;
 template <class Keys, class Values>
 KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
                                         std::int64_t end) {
@@ -337,6 +339,22 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, 
     values(b) = value;
   };
   const std::int64_t n = end - begin;
+  if constexpr (host_memory<typename Keys::memory_space>) {
+    if (n <= held_sort_by_insertion) {  // rows the count pass kept on host spaces (held_policy)
+      for (std::int64_t e = begin + 1; e < end; ++e) {
+        const auto key = keys(e);
+        const auto value = values(e);
+        std::int64_t at = e;
+        for (; at > begin && (key < keys(at - 1) || (key == keys(at - 1) && value < values(at - 1))); --at) {
+          keys(at) = keys(at - 1);
+          values(at) = values(at - 1);
+        }
+        keys(at) = key;
+        values(at) = value;
+      }
+      return;
+    }
+  }
   // Max-heap on [begin, begin + size): children of begin + c are begin + 2c + 1, 2c + 2.
   const auto sift_down = [&](std::int64_t c, std::int64_t size) {
     for (;;) {
@@ -364,7 +382,8 @@ struct radius_queries {
   KOKKOS_INLINE_FUNCTION sphere_point observation(std::int64_t i) const { return rule.query(queries, i); }
 };
 
-// The longest row that within's count pass keeps for the fill and the fill sorts in registers.
+// The longest row that within's fill sorts in registers, and the most neighbours its count pass
+// keeps for the fill on GPUs (held_policy).
 inline constexpr int within_row_capacity = 16;
 // The longest row that the long rows' launch sorts in registers, after their search (the
 // search without a register row, whose registers would slow it, then sort_long_rows). Longer
@@ -394,6 +413,16 @@ struct held_policy {
   static bool defer_long_rows_for() {
     return defer_long_rows >= 0 ? defer_long_rows != 0 : !host_memory<MemorySpace>;
   }
+  // The most neighbours of a query the count pass keeps (as its bytes allow: within_held_bytes);
+  // -1 the memory space's default: within_row_capacity on GPUs; on host spaces
+  // long_row_capacity where at least a quarter of `samples` queries spread over the search
+  // have more than within_row_capacity neighbours (their second search cost more than the
+  // memory), else within_row_capacity (the larger rows' memory cost more than the few second
+  // searches): perf/results/issue50-host-held-capacity-epyc-2core.json
+  // (kernwerk_bench_dbscan --held-capacity).
+  static inline int capacity = -1;
+  static constexpr int long_row_capacity = 64;
+  static constexpr std::int64_t samples = 256;
 };
 
 template <class MemorySpace>
@@ -408,6 +437,23 @@ struct held_rows {
     if (count <= capacity || long_rows.extent(0) == 0) return;
     const std::int64_t at = Kokkos::atomic_fetch_add(&long_rows(0), std::int64_t(1)) + 1;
     if (at < std::int64_t(long_rows.extent(0))) long_rows(at) = t;
+  }
+};
+
+// Of the queries order(s * stride), how many have more than `above` neighbours (each search
+// stops there): held_policy's sample.
+template <class Rule, class Queries, class Order>
+struct long_row_sample {
+  Rule rule;
+  Queries queries;
+  Order order;
+  std::int64_t stride;
+  std::int64_t above;
+  KOKKOS_FUNCTION void operator()(const std::int64_t s, std::int64_t& longer) const {
+    std::int64_t count = 0;
+    auto visit = [&](std::int64_t, double) { return ++count <= above; };
+    rule.template for_each<false>(rule.query(queries, order(s * stride)), visit);
+    if (count > above) ++longer;
   }
 };
 

@@ -201,11 +201,25 @@ void within_index(const ExecutionSpace& space, const char* fn,
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
   const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
-  // Up to within_row_capacity neighbours of each query kept by the count pass, as many as
+  // Up to held_policy's capacity of neighbours of each query kept by the count pass, as many as
   // tuning's bytes hold: the fill pass reads the rows that fit there instead of searching again.
   held_rows<memory_space> held;
+  std::int64_t capacity = held_policy::capacity >= 0 ? held_policy::capacity : within_row_capacity;
+  if constexpr (host_memory<memory_space>) {
+    if (held_policy::capacity < 0) {
+      using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
+      std::int64_t longer = held_policy::samples;  // where n is smaller, keep them all
+      if (std::int64_t(n) > held_policy::samples)
+        Kokkos::parallel_reduce("kernwerk::within::sample", policy(space, 0, held_policy::samples),
+                                long_row_sample<typename search_type::rule_type, Queries, typename search_type::order_type>{
+                                    search.rule, search.queries, search.order,
+                                    std::int64_t(n) / held_policy::samples, within_row_capacity},
+                                longer);
+      if (4 * longer >= held_policy::samples) capacity = held_policy::long_row_capacity;
+    }
+  }
   held.capacity = n == 0 ? 0
-                         : int(std::min<std::size_t>(within_row_capacity,
+                         : int(std::min<std::size_t>(std::size_t(capacity),
                                                      tuning.within_held_bytes / (n * sizeof(std::int32_t))));
   const auto held_memory = view_or_empty<Kokkos::View<std::int32_t*, memory_space>>(
       "kernwerk::within::held", n * std::size_t(held.capacity));

@@ -14,15 +14,8 @@ import argparse
 import json
 import shlex
 import statistics
-import subprocess
-import tempfile
 
-
-def run(program, args):
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([program] + shlex.split(args) + ["--json", out.name], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return json.load(open(out.name))
+from before_after import run
 
 
 def key(row):
@@ -54,7 +47,7 @@ def main():
     runs = {"bench": [], "peer": []}
     for round_number in range(options.rounds):
         for who in ("bench", "peer") if round_number % 2 == 0 else ("peer", "bench"):
-            runs[who].append(run(getattr(options, who), args))
+            runs[who].append(run(getattr(options, who), args, ""))
     command = (" Command: perf/beside_peer.py --bench %s --peer %s --args %s --rounds %d."
                % (options.bench, options.peer, shlex.quote(options.args), options.rounds))
     for who, path, note in (("bench", options.json, options.note), ("peer", options.peer_json, options.peer_note)):

@@ -153,11 +153,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--grid-span") kernwerk::impl::radius_policy::grid_span = std::stoi(value);
     else if (flag == "--held-capacity") kernwerk::impl::held_policy::capacity = std::stoi(value);
     else if (flag == "--neighbours") {
-      neighbours = std::stod(value);
-      if (!(neighbours > 0 && neighbours <= double(1 << 14))) {
-        std::fprintf(stderr, "--neighbours: %s is not in (0, 16384]\n", value.c_str());
-        return 2;
-      }
+      if (!(neighbours = neighbours_of(value))) return 2;
     }
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -81,6 +82,14 @@ struct within_set {
   host_set queries, points;
   double radius;
 };
+// --neighbours' value (a within set's neighbours a query), or 0 where it is not in
+// (0, 2^14] (said on standard error).
+inline double neighbours_of(const std::string& value) {
+  const double neighbours = std::stod(value);
+  if (neighbours > 0 && neighbours <= double(1 << 14)) return neighbours;
+  std::fprintf(stderr, "--neighbours: %s is not in (0, 16384]\n", value.c_str());
+  return 0;
+}
 inline within_set make_within_set(const std::string& layout, int s, double neighbours = 10.0) {
   const std::size_t n = std::size_t(1) << s, m = std::size_t(1) << 14;
   const auto pair = layouts::make(layout, n, m, 7);

@@ -42,6 +42,19 @@ void check_within_arguments(const char* fn, const Queries& queries, const Points
   check_range(fn, "radius", range);
 }
 
+// The one-shot index of within's and count_within's points (in the space's memory), with the
+// sphere's grid where a search within `radius` may scan it.
+template <class ExecutionSpace, class Points>
+scoped_index<ExecutionSpace> radius_index(const ExecutionSpace& space, const Points& points, double radius,
+                                          const within_options& options) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
+  const auto metric = index_metric_of(options);
+  return scoped_index<ExecutionSpace>(
+      space, points_here, metric,
+      radius_policy::wants_grid<memory_space>(metric, std::int64_t(points.extent(0)), radius));
+}
+
 }  // namespace impl
 
 /// The number of points within `radius` of every query: counts(i) for query i.
@@ -74,10 +87,7 @@ void count_within(const ExecutionSpace& space, const Queries& queries, const Poi
   if (n == 0) return;
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
-  const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const auto metric = impl::index_metric_of(options);
-  const impl::scoped_index<ExecutionSpace> index(
-      space, points_here, metric, impl::radius_policy::wants_grid<memory_space>(metric, std::int64_t(m), radius));
+  const auto index = impl::radius_index(space, points, radius, options);
   impl::count_within_index(space, index.core(), queries_here, radius, counts);
 }
 
@@ -101,10 +111,7 @@ void within_rows(const ExecutionSpace& space, const Queries& queries, const Poin
 
   using memory_space = typename ExecutionSpace::memory_space;
   const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
-  const auto points_here = Kokkos::create_mirror_view_and_copy(memory_space(), points);
-  const auto metric = index_metric_of(options);
-  const scoped_index<ExecutionSpace> index(space, points_here, metric,
-                                           radius_policy::wants_grid<memory_space>(metric, std::int64_t(m), radius));
+  const auto index = radius_index(space, points, radius, options);
   within_index(space, fn, index.core(), queries_here, radius, offsets, indices, distances, options.order);
 }
 

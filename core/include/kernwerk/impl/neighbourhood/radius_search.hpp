@@ -219,10 +219,7 @@ struct radius_rule {
         // Row r by its float64 chord c, and by its float chord `near` (not above band.above):
         // false stops the search.
         const auto row_by_chord = [&](std::int64_t r, double c) {
-          if (!(c <= reach) || filter.skip_row(r)) return true;
-          if (!Distances && c <= inner) return visit(r, 0.0);
-          const double d = distance(o, r);
-          return !(d <= range) || visit(r, d);
+          return !(c <= reach) || filter.skip_row(r) || visit_in_reach<Distances>(o, r, c, visit);
         };
         const auto row = [&](std::int64_t r, float near) {
           if (!Distances && near <= band.within) return filter.skip_row(r) || visit(r, 0.0);
@@ -264,6 +261,14 @@ struct radius_rule {
       if (wanted(left)) stack[top++] = left;
     }
   }
+  // Row r, its chord c from o within reach: visited where the inner band or its distance puts
+  // it in range (for_each's rule); false: visit stopped the search.
+  template <bool Distances, class Visit>
+  KOKKOS_INLINE_FUNCTION bool visit_in_reach(const sphere_point& o, std::int64_t r, double c, Visit& visit) const {
+    if (!Distances && c <= inner) return visit(r, 0.0);
+    const double d = distance(o, r);
+    return !(d <= range) || visit(r, d);
+  }
   template <bool Distances = true, class Visit>
   KOKKOS_INLINE_FUNCTION void for_each(const sphere_point& o, Visit& visit) const {
     if (in_grid) return for_each_in_grid<Distances>(o, visit);
@@ -288,14 +293,7 @@ struct radius_rule {
         const int end = grid.start(grid.cell(x1, iy, iz) + 1);
         for (int s = grid.start(grid.cell(x0, iy, iz)); s < end; ++s) {
           const double c = chord_to(o, grid.sorted(s, 0), grid.sorted(s, 1), grid.sorted(s, 2));
-          if (!(c <= reach)) continue;
-          const std::int64_t r = bvh.rank(grid.order(s));
-          if (!Distances && c <= inner) {
-            if (!visit(r, 0.0)) return;
-            continue;
-          }
-          const double d = distance(o, r);
-          if (d <= range && !visit(r, d)) return;
+          if (c <= reach && !visit_in_reach<Distances>(o, bvh.rank(grid.order(s)), c, visit)) return;
         }
       }
     }
@@ -320,16 +318,20 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   return rule;
 }
 
+// The longest rows sort_by_key sorts by insertion on host spaces (those within's count pass
+// keeps there: held_policy; perf/results/issue50-host-insertion-sort-epyc-2core.json).
+inline constexpr std::int64_t held_sort_by_insertion = 64;
+
 // Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
 // sort, in place (one thread, any length; short rows are sorted in registers: register_row),
 // on host spaces an insertion sort up to held_sort_by_insertion entries.
-inline constexpr std::int64_t held_sort_by_insertion = 64;
 template <class Keys, class Values>
 KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
                                         std::int64_t end) {
-  const auto before = [&](std::int64_t a, std::int64_t b) {
-    return keys(a) < keys(b) || (keys(a) == keys(b) && values(a) < values(b));
+  const auto precedes = [&](const auto& key, const auto& value, std::int64_t b) {
+    return key < keys(b) || (key == keys(b) && value < values(b));
   };
+  const auto before = [&](std::int64_t a, std::int64_t b) { return precedes(keys(a), values(a), b); };
   const auto swap = [&](std::int64_t a, std::int64_t b) {
     const auto key = keys(a);
     keys(a) = keys(b);
@@ -340,12 +342,12 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, 
   };
   const std::int64_t n = end - begin;
   if constexpr (host_memory<typename Keys::memory_space>) {
-    if (n <= held_sort_by_insertion) {  // rows the count pass kept on host spaces (held_policy)
+    if (n <= held_sort_by_insertion) {
       for (std::int64_t e = begin + 1; e < end; ++e) {
         const auto key = keys(e);
         const auto value = values(e);
         std::int64_t at = e;
-        for (; at > begin && (key < keys(at - 1) || (key == keys(at - 1) && value < values(at - 1))); --at) {
+        for (; at > begin && precedes(key, value, at - 1); --at) {
           keys(at) = keys(at - 1);
           values(at) = values(at - 1);
         }

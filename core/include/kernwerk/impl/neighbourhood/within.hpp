@@ -200,14 +200,14 @@ void within_index(const ExecutionSpace& space, const char* fn,
   using policy = index_policy<ExecutionSpace>;
   const std::size_t n = queries.extent(0);
   const Kokkos::View<std::int64_t*, memory_space> starts(Kokkos::view_alloc(space, "kernwerk::within::offsets"), n + 1);
-  const ordered_radius_queries<ExecutionSpace, Queries> search(space, index, queries, range, tuning);
+  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
+  const search_type search(space, index, queries, range, tuning);
   // Up to held_policy's capacity of neighbours of each query kept by the count pass, as many as
   // tuning's bytes hold: the fill pass reads the rows that fit there instead of searching again.
   held_rows<memory_space> held;
   std::int64_t capacity = held_policy::capacity >= 0 ? held_policy::capacity : within_row_capacity;
   if constexpr (host_memory<memory_space>) {
     if (held_policy::capacity < 0) {
-      using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
       std::int64_t longer = held_policy::samples;  // where n is smaller, keep them all
       if (std::int64_t(n) > held_policy::samples)
         Kokkos::parallel_reduce("kernwerk::within::sample", policy(space, 0, held_policy::samples),
@@ -284,7 +284,6 @@ void within_index(const ExecutionSpace& space, const char* fn,
   // distances: the caller's where they are float64, else these.
   using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
                                        Kokkos::View<double*, memory_space>>;
-  using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
   keys_type keys;
   const std::int64_t in_registers =
       !deferred ? within_row_capacity : long_keys.extent(0) > 0 ? within_long_row_capacity : 0;

@@ -7,7 +7,7 @@
 //                          [--repeat 5] [--machine NAME] [--json FILE]
 //                          [--host-inputs 1|copy] [--budget BYTES] [--leaf-size B]
 //                          [--small-build M] [--recycle 0|1]
-//                          [--order-per-thread N] [--order-min-references M]
+//                          [--order-per-thread N] [--order-min-references M] [--fine-order-min-k K]
 //                          [--grid-occupancy F] [--grid-per-cell R] [--grid-shells S]
 //                          [--grid-block-first 0|1] [--scan-waves W]
 //                          [--kth-stride S] [--host-simd 0|1|2] [--host-windows 0|1]
@@ -30,7 +30,8 @@
 // the calling thread on a host space (bvh_policy; -1 the space's own), --recycle 0 allocates
 // every index's memory anew (impl::recycle_policy),
 // --order-per-thread the observations per thread from which it orders them, --order-min-references
-// the references from which a host space orders them (nearest_tuning),
+// the references from which a host space orders them, --fine-order-min-k the k from which a
+// device sorts them by fine Morton code (nearest_tuning),
 // --grid-occupancy the grid's min_occupancy (grid_policy; 1e30 leaves the grid out),
 // --grid-per-cell its references per cell, --grid-shells the shells a search visits in it,
 // --grid-block-first 0 the whole first shell at once for k = 1 too.
@@ -131,6 +132,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--recycle") kernwerk::impl::recycle_policy::recycle = value != "0";
     else if (flag == "--order-per-thread") tuning.order_per_thread = std::stoll(value);
     else if (flag == "--order-min-references") tuning.order_min_references = std::stoll(value);
+    else if (flag == "--fine-order-min-k") tuning.fine_order_min_k = std::stoi(value);
     else if (flag == "--grid-occupancy") kernwerk::impl::grid_policy::min_occupancy = std::stod(value);
     else if (flag == "--grid-per-cell") kernwerk::impl::grid_policy::references_per_cell = std::stod(value);
     else if (flag == "--grid-shells") kernwerk::impl::grid_policy::shells = std::stoi(value);

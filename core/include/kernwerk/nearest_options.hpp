@@ -40,6 +40,12 @@ struct nearest_tuning {
   std::int64_t order_min_concurrency = 4096;
   std::int64_t order_per_thread = 1;  ///< see order_min_concurrency
   std::int64_t order_min_references = std::int64_t(1) << 16;  ///< see order_min_concurrency
+  /// on devices (order_min_concurrency threads or more), searches of at least this many
+  /// neighbours sort their observations by a fine Morton code (2^10 cells an axis), at any
+  /// count: such searches cost many times the sort, and the coarse cells' order leaves a warp's
+  /// threads scattered over a cell (0: every search; above 32 and below fine_order_min_k: the
+  /// coarse order where order_per_thread asks for it)
+  int fine_order_min_k = 2;
   /// k above 32: the bytes of lists lent to searches at once (20 a neighbour); the searches run
   /// in turns within them
   std::size_t wide_list_bytes = std::size_t(1) << 28;

@@ -50,6 +50,15 @@ std::int64_t observation_cells(std::int64_t references) {
   return std::int64_t(1) << (3 * observation_cell_bits<MemorySpace>(references));
 }
 
+// Searches of k neighbours or more on a device sort their queries by the Morton code of a fine
+// frame around them instead (nearest_tuning::fine_order_min_k), by sort_pairs.
+inline constexpr int fine_order_bits = 10;
+template <class MemorySpace>
+bool fine_order(const nearest_tuning& tuning, int k, std::int64_t concurrency) {
+  return !host_memory<MemorySpace> && k >= tuning.fine_order_min_k &&
+         concurrency >= tuning.order_min_concurrency;
+}
+
 // Counters that many threads add to, of the 64-bit type whose atomic add the Kokkos in use
 // implements natively on every backend. Kokkos 3.4 has CUDA's atomicAdd for unsigned long long
 // and a compare-and-swap loop for a 64-bit long; Kokkos 4 and 5 (desul's inline PTX) have it
@@ -125,18 +134,25 @@ struct identity_order {
   KOKKOS_FUNCTION void operator()(const std::int64_t i) const { order(i) = i; }
 };
 
-// Scratch bytes of order_queries: the order and, where it pays, the cells' counters on a device
-// (2^18 or more, 4 MiB, asked for only then: a host space's chunks of a few kilobytes would
-// otherwise need them; the allocation-fault test found it), the codes and their sort's on a host.
+// Scratch bytes of order_queries for searches of k neighbours (radius searches: 0): the order
+// and, where it pays, the cells' counters on a device (2^18 or more, 4 MiB, asked for only
+// then: a host space's chunks of a few kilobytes would otherwise need them; the
+// allocation-fault test found it), the codes and their sort's on a host and in a fine order.
 template <class MemorySpace>
 std::size_t query_order_bytes(std::int64_t queries, std::int64_t references,
-                              std::int64_t concurrency, const nearest_tuning& tuning) {
+                              std::int64_t concurrency, const nearest_tuning& tuning, int k) {
   using carve = workspace<MemorySpace>;
   std::size_t ordering = 0;
-  if (order_pays<MemorySpace>(tuning, queries, references, concurrency)) {
+  const auto sorted_bytes = [&] {
+    return carve::template bytes_for<std::uint64_t>(queries) +
+           sort_pairs_bytes<typename MemorySpace::execution_space, std::int64_t>(queries,
+                                                                                 concurrency);
+  };
+  if (queries > 0 && fine_order<MemorySpace>(tuning, k, concurrency)) {
+    ordering = sorted_bytes();
+  } else if (order_pays<MemorySpace>(tuning, queries, references, concurrency)) {
     if constexpr (host_memory<MemorySpace>)
-      ordering = carve::template bytes_for<std::uint64_t>(queries) +
-                 sort_pairs_generic_bytes<MemorySpace, std::int64_t>(queries, concurrency);
+      ordering = sorted_bytes();
     else
       ordering = carve::template bytes_for<int>(queries) +
                  2 * carve::template bytes_for<atomic_count>(observation_cells<MemorySpace>(references) + 1);
@@ -144,22 +160,24 @@ std::size_t query_order_bytes(std::int64_t queries, std::int64_t references,
   return carve::template bytes_for<std::int64_t>(queries) + ordering;
 }
 
-// The order of the n queries of `source` on `bvh` (order(t): the query thread t searches for),
-// in scratch from `scratch` (query_order_bytes), queued on `space`.
+// The order of the n queries of `source` on `bvh` for searches of k neighbours (radius
+// searches: 0; order(t): the query thread t searches for), in scratch from `scratch`
+// (query_order_bytes), queued on `space`.
 template <class ExecutionSpace, class Source, class Bvh, class Scratch>
 Kokkos::View<std::int64_t*, typename ExecutionSpace::memory_space, Kokkos::MemoryUnmanaged>
 order_queries(const ExecutionSpace& space, const Source& source, std::int64_t n, const Bvh& bvh,
-              const nearest_tuning& tuning, Scratch& scratch) {
+              const nearest_tuning& tuning, int k, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = index_policy<ExecutionSpace>;
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   const array order(scratch.template take<std::int64_t>(n), n);
-  if (n == 0 || !order_pays<memory_space>(tuning, n, bvh.size, space.concurrency())) {
+  const bool fine = n > 0 && fine_order<memory_space>(tuning, k, space.concurrency());
+  if (n == 0 || (!fine && !order_pays<memory_space>(tuning, n, bvh.size, space.concurrency()))) {
     Kokkos::parallel_for("kernwerk::index::query_identity", policy(space, 0, n),
                          identity_order<array>{order});
     return order;
   }
-  const int bits = observation_cell_bits<memory_space>(bvh.size);
+  const int bits = fine ? fine_order_bits : observation_cell_bits<memory_space>(bvh.size);
   box3 bounds;
   const std::int64_t samples = std::min(n, observation_bounds_sample);
   Kokkos::parallel_reduce("kernwerk::index::query_bounds", policy(space, 0, samples),
@@ -167,18 +185,19 @@ order_queries(const ExecutionSpace& space, const Source& source, std::int64_t n,
                           box_union<Kokkos::HostSpace>(bounds));
   const morton_frame grid_frame{{-1.0, -1.0, -1.0}, std::min(bvh.grid.cells, 1 << bits) / 2.0, bits};
   const morton_frame own_frame = morton_frame::around(bounds, bits);
-  const morton_frame frame = bvh.grid.used && spans_cells(bounds, grid_frame) >= min_spanned_cells
-                                 ? grid_frame
-                                 : own_frame;
-  if constexpr (host_memory<memory_space>) {
+  const morton_frame frame =
+      !fine && bvh.grid.used && spans_cells(bounds, grid_frame) >= min_spanned_cells ? grid_frame
+                                                                                      : own_frame;
+  if (host_memory<memory_space> || fine) {
     // On a host space, a radix sort whose threads count their own tiles: the counting sort's
     // two atomic adds a query, on counters the cores share, were most of the order's time
-    // there (perf/results/issue50-host-order-sort-epyc-2core.json).
+    // there (perf/results/issue50-host-order-sort-epyc-2core.json). A fine order has too
+    // many cells to count.
     using keys_type = Kokkos::View<std::uint64_t*, memory_space, Kokkos::MemoryUnmanaged>;
     const keys_type keys(scratch.template take<std::uint64_t>(n), n);
     Kokkos::parallel_for("kernwerk::index::query_codes", policy(space, 0, n),
                          code_observations<Source, keys_type, array>{source, frame, keys, order});
-    sort_pairs_generic(space, keys.data(), order.data(), n, 3 * bits, scratch);
+    sort_pairs(space, keys.data(), order.data(), n, 3 * bits, scratch);
     return order;
   }
   // On a device, a counting sort by cell.

@@ -28,7 +28,7 @@ std::size_t index_query_chunk_bytes(std::size_t rows, std::size_t query_row, int
                                     std::int64_t points, std::int64_t concurrency) {
   return rows * (2 * query_row + 2 * std::size_t(k) * 16) +
          nearest_bvh_query_bytes<MemorySpace>(std::int64_t(rows), points, concurrency,
-                                              nearest_tuning{});
+                                              nearest_tuning{}, k);
 }
 
 // The most queries a chunk within `budget` bytes holds, halving from n (none: not one).
@@ -66,7 +66,7 @@ void nearest_in_index(const ExecutionSpace& space, const char* fn, const char* q
   const std::int64_t concurrency = space.concurrency();
   const auto scratch_bytes = [&](std::size_t rows) {
     return nearest_bvh_query_bytes<memory_space>(std::int64_t(rows), m, concurrency,
-                                                 nearest_tuning{});
+                                                 nearest_tuning{}, k);
   };
   const double needed = (queries_reached ? 0.0 : double(n) * query_row) +
                         (outputs_reached ? 0.0 : double(n) * k * 16) + double(scratch_bytes(n));

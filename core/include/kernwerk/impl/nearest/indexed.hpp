@@ -287,9 +287,9 @@ struct grid_stage {
 // observation order and the grid stage's pending list from `scratch` (nearest_bvh_query_bytes).
 template <class MemorySpace>
 std::size_t nearest_bvh_query_bytes(std::int64_t observations, std::int64_t references,
-                                    std::int64_t concurrency, const nearest_tuning& tuning) {
+                                    std::int64_t concurrency, const nearest_tuning& tuning, int k) {
   using carve = workspace<MemorySpace>;
-  return query_order_bytes<MemorySpace>(observations, references, concurrency, tuning) +
+  return query_order_bytes<MemorySpace>(observations, references, concurrency, tuning, k) +
          carve::template bytes_for<std::int64_t>(observations) +
          carve::template bytes_for<atomic_count>(1);
 }
@@ -302,7 +302,7 @@ void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   using metric_type = Metric;
 
-  const array order = order_queries(space, metric, n, bvh, tuning, scratch);
+  const array order = order_queries(space, metric, n, bvh, tuning, k, scratch);
   const array pending(bvh.grid.used ? scratch.template take<std::int64_t>(n) : nullptr,
                       bvh.grid.used ? n : 0);
   using count_type = Kokkos::View<atomic_count*, memory_space, Kokkos::MemoryUnmanaged>;
@@ -399,7 +399,7 @@ void nearest_indexed(const ExecutionSpace& space, const Observations& observatio
   const std::size_t keep_bytes = core_type::template keep_bytes<ExecutionSpace>(metric, m, true);
   const std::size_t temporary_bytes =
       std::max(core_type::build_bytes(space, metric, m, true),
-               nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency(), tuning));
+               nearest_bvh_query_bytes<memory_space>(n, m, space.concurrency(), tuning, k));
   workspace<memory_space, index_purpose> memory(keep_bytes + temporary_bytes);
   carver keep(memory.template take<char>(keep_bytes), keep_bytes);
   char* temporary = memory.template take<char>(temporary_bytes);

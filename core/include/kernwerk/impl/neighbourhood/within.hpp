@@ -126,11 +126,11 @@ class ordered_radius_queries {
       : rule(radius_rule_of(index, range)),
         queries(queries),
         bytes_(query_order_bytes<memory_space>(std::int64_t(queries.extent(0)), index.bvh.size,
-                                               space.concurrency(), radius_tuning(tuning))),
+                                               space.concurrency(), radius_tuning(tuning), 0)),
         memory_(bytes_),
         scratch_(memory_.template take<char>(bytes_), bytes_),
         order(order_queries(space, radius_queries<rule_type, Queries>{rule, queries},
-                            std::int64_t(queries.extent(0)), index.bvh, radius_tuning(tuning),
+                            std::int64_t(queries.extent(0)), index.bvh, radius_tuning(tuning), 0,
                             scratch_)) {}
 
   std::int64_t size() const { return std::int64_t(queries.extent(0)); }

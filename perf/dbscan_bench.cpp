@@ -7,7 +7,7 @@
 //   kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] [--repeat 3]
 //                         [--samples 16] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B]
 //                         [--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1]
-//                         [--grid-span S] [--held-capacity C] [--neighbours N]
+//                         [--grid-span S] [--held-capacity C] [--team-sort 0|1] [--neighbours N]
 //
 // The sets (uniform and same-cap radius searches, moons, moons-scaled, places) are described
 // in perf/neighbourhood_sets.hpp; --neighbours N sizes the radius searches' radius for about N
@@ -20,7 +20,9 @@
 // GPUs only), --grid-span S how many cells of the sphere grid a radius search may span
 // (the reach's diameter below S - 1 cells) to scan them instead of the hierarchy
 // (radius_policy; 0: never, default the space's own), --held-capacity C the most neighbours a
-// query within's count pass keeps for the fill (held_policy; default the space's own). --save DIR
+// query within's count pass keeps for the fill (held_policy; default the space's own),
+// --team-sort 0|1 whether within's sorted rows longer than the fill's registers are sorted by a
+// team a row after the fill (row_sort_policy; default: on GPUs only). --save DIR
 // writes each DBSCAN set as DIR/<set>-<s>.f64 (row-major float64) with DIR/<set>-<s>.json
 // (metric, eps, min_samples) for the peers (perf/dbscan_peers.py).
 #include <Kokkos_Core.hpp>
@@ -152,6 +154,7 @@ int main(int argc, char* argv[]) {
     else if (flag == "--defer-long-rows") kernwerk::impl::held_policy::defer_long_rows = std::stoi(value);
     else if (flag == "--grid-span") kernwerk::impl::radius_policy::grid_span = std::stoi(value);
     else if (flag == "--held-capacity") kernwerk::impl::held_policy::capacity = std::stoi(value);
+    else if (flag == "--team-sort") kernwerk::impl::row_sort_policy::by_team = std::stoi(value);
     else if (flag == "--neighbours") {
       if (!(neighbours = neighbours_of(value))) return 2;
     }
@@ -163,7 +166,7 @@ int main(int argc, char* argv[]) {
   if (argc % 2 == 0) {
     std::fprintf(stderr, "usage: kernwerk_bench_dbscan [--sizes 20,24] [--sets within,moons,moons-scaled,places] "
                          "[--repeat N] [--samples N] [--machine NAME] [--json FILE] [--save DIR] [--leaf-size B] "
-                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1] [--grid-span S] [--held-capacity C] [--neighbours N]\n");
+                         "[--cell-search P] [--float-tests 0|1] [--defer-long-rows 0|1] [--grid-span S] [--held-capacity C] [--team-sort 0|1] [--neighbours N]\n");
     return 2;
   }
   std::vector<record> records;

@@ -35,6 +35,14 @@ struct held_capacity {
   ~held_capacity() { kernwerk::impl::held_policy::capacity = -1; }
 };
 
+// within's sorted rows longer than the fill's registers sorted by a team a row after the fill
+// (row_sort_policy: a GPU's default, off on host spaces), or where the fill meets them, for a
+// scope.
+struct rows_sorted_by_team {
+  explicit rows_sorted_by_team(bool by_team) { kernwerk::impl::row_sort_policy::by_team = by_team; }
+  ~rows_sorted_by_team() { kernwerk::impl::row_sort_policy::by_team = -1; }
+};
+
 // The sphere grid's scan of radius_policy (where the reach spans few of its cells) off for a
 // scope: every search then goes down the hierarchy.
 struct hierarchy_only {
@@ -97,9 +105,13 @@ radius_result run_within(const host_points& queries, const host_points& points, 
     same_again(true);
   }
   for (bool deferred : {false, true}) {  // the long rows in a launch of their own, or not
-    CAPTURE(deferred);
-    const long_rows_deferred launch(deferred);
-    same_again(false);
+    for (bool by_team : {false, true}) {  // long sorted rows sorted by a team a row, or not
+      CAPTURE(deferred);
+      CAPTURE(by_team);
+      const long_rows_deferred launch(deferred);
+      const rows_sorted_by_team sort(by_team);
+      same_again(false);
+    }
   }
   // Sorted rows without distances, and into other types in host memory (a GPU then fills rows
   // of its own and copies them): the same rows, the distances rounded to float.
@@ -251,6 +263,9 @@ TEST_CASE_TEMPLATE_DEFINE("within: random points on the sphere", Space, random_s
   // About 40 neighbours: on host spaces the count pass's sample keeps 64 a row.
   const double wider = std::acos(1 - 2 * 40.0 / 4000);
   check_radius(queries, points, wider, run_within<Space>(queries, points, wider, options), options);
+  // About 260 neighbours: rows on both sides of the most a team sorts in its scratch memory.
+  const double widest = std::acos(1 - 2 * double(kernwerk::impl::team_sort_capacity + 4) / 4000);
+  check_radius(queries, points, widest, run_within<Space>(queries, points, widest, options), options);
   // These references cover the sphere and the radius spans few grid cells: the searches above
   // scanned the grid (and run_within compared them with the hierarchy's).
   const auto p = to_device<Space>(points);

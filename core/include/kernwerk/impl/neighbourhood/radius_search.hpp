@@ -30,6 +30,7 @@
 #include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/index/sphere_grid.hpp"
 #include "kernwerk/impl/launch.hpp"
+#include "kernwerk/impl/neighbourhood/row_sort.hpp"
 
 namespace kernwerk::impl {
 
@@ -318,64 +319,6 @@ radius_rule<MemorySpace> radius_rule_of(const index_core<MemorySpace>& index, do
   return rule;
 }
 
-// The longest rows sort_by_key sorts by insertion on host spaces (those within's count pass
-// keeps there: held_policy; perf/results/issue50-host-insertion-sort-epyc-2core.json).
-inline constexpr std::int64_t held_sort_by_insertion = 64;
-
-// Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
-// sort, in place (one thread, any length; short rows are sorted in registers: register_row),
-// on host spaces an insertion sort up to held_sort_by_insertion entries.
-template <class Keys, class Values>
-KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
-                                        std::int64_t end) {
-  const auto precedes = [&](const auto& key, const auto& value, std::int64_t b) {
-    return key < keys(b) || (key == keys(b) && value < values(b));
-  };
-  const auto before = [&](std::int64_t a, std::int64_t b) { return precedes(keys(a), values(a), b); };
-  const auto swap = [&](std::int64_t a, std::int64_t b) {
-    const auto key = keys(a);
-    keys(a) = keys(b);
-    keys(b) = key;
-    const auto value = values(a);
-    values(a) = values(b);
-    values(b) = value;
-  };
-  const std::int64_t n = end - begin;
-  if constexpr (host_memory<typename Keys::memory_space>) {
-    if (n <= held_sort_by_insertion) {
-      for (std::int64_t e = begin + 1; e < end; ++e) {
-        const auto key = keys(e);
-        const auto value = values(e);
-        std::int64_t at = e;
-        for (; at > begin && precedes(key, value, at - 1); --at) {
-          keys(at) = keys(at - 1);
-          values(at) = values(at - 1);
-        }
-        keys(at) = key;
-        values(at) = value;
-      }
-      return;
-    }
-  }
-  // Max-heap on [begin, begin + size): children of begin + c are begin + 2c + 1, 2c + 2.
-  const auto sift_down = [&](std::int64_t c, std::int64_t size) {
-    for (;;) {
-      std::int64_t largest = c;
-      const std::int64_t left = 2 * c + 1, right = left + 1;
-      if (left < size && before(begin + largest, begin + left)) largest = left;
-      if (right < size && before(begin + largest, begin + right)) largest = right;
-      if (largest == c) return;
-      swap(begin + c, begin + largest);
-      c = largest;
-    }
-  };
-  for (std::int64_t c = n / 2 - 1; c >= 0; --c) sift_down(c, n);
-  for (std::int64_t size = n - 1; size > 0; --size) {
-    swap(begin, begin + size);
-    sift_down(0, size);
-  }
-}
-
 // The queries of a radius search as a query source of order_queries (index/query_order.hpp).
 template <class Rule, class Queries>
 struct radius_queries {
@@ -493,75 +436,12 @@ struct count_within_kernel {
   }
 };
 
-// A row of up to Capacity neighbours kept sorted by (distance, index) in registers: every
-// index into the arrays is known at compile time once the loops unroll, where an insertion's
-// shifting in an array indexed at run time goes to local memory (on the H200 the fill of
-// rows of 10 took 2.7 times its unsorted fill: perf/results/dbscan-cuda-h200.json).
-template <int Capacity, class Index>
-struct register_row {
-  double key[Capacity];
-  Index value[Capacity];
-  KOKKOS_INLINE_FUNCTION register_row() {
-    for (int k = 0; k < Capacity; ++k) {
-      key[k] = std::numeric_limits<double>::infinity();  // after every distance found
-      value[k] = std::numeric_limits<Index>::max();
-    }
-  }
-  KOKKOS_INLINE_FUNCTION static bool before(double d, Index x, double key, Index value) {
-    return d < key || (d == key && x < value);
-  }
-  // Inserts (d, x); the row holds fewer than Capacity entries.
-  KOKKOS_INLINE_FUNCTION void insert(double d, Index x) {
-    for (int k = Capacity - 1; k > 0; --k) {
-      if (before(d, x, key[k - 1], value[k - 1])) {
-        key[k] = key[k - 1];
-        value[k] = value[k - 1];
-      } else if (before(d, x, key[k], value[k])) {
-        key[k] = d;
-        value[k] = x;
-      }
-    }
-    if (before(d, x, key[0], value[0])) {
-      key[0] = d;
-      value[0] = x;
-    }
-  }
-  // Inserts (d, x) as entry number `size` (size < Capacity): by shifting on host spaces, by
-  // passes over every entry on GPUs (insert_shifting, insert).
-  template <class MemorySpace>
-  KOKKOS_INLINE_FUNCTION void add(int size, double d, Index x) {
-    if constexpr (host_memory<MemorySpace>) insert_shifting(size, d, x);
-    else insert(d, x);
-  }
-  // The first `count` entries to found and (with_distances) distances from `begin` on.
-  template <class Found, class Distances>
-  KOKKOS_INLINE_FUNCTION void write(const Found& found, const Distances& distances, std::int64_t begin,
-                                    std::int64_t count, bool with_distances) const {
-    for (int k = 0; k < Capacity; ++k) {
-      if (k < count) {
-        found(begin + k) = value[k];
-        if (with_distances) distances(begin + k) = static_cast<typename Distances::value_type>(key[k]);
-      }
-    }
-  }
-  // Inserts (d, x) into the first `size` entries (size < Capacity) by shifting only those after
-  // it: on a core, where the passes over every entry of insert cost more than the indexing.
-  KOKKOS_INLINE_FUNCTION void insert_shifting(int size, double d, Index x) {
-    int k = size;
-    for (; k > 0 && before(d, x, key[k - 1], value[k - 1]); --k) {
-      key[k] = key[k - 1];
-      value[k] = value[k - 1];
-    }
-    key[k] = d;
-    value[k] = x;
-  }
-};
-
 // Fills each query's segment [offsets(i), offsets(i + 1)) with the point indices of its
 // neighbours and, where `distances` is not empty, their distances; with Sorted, by distance
 // (float64), then index. A row's neighbours come from `held` where the count pass kept them
 // all, else from a search. A sorted row of up to Row_capacity is sorted in registers; a longer
-// one where it lies, on its float64 distances in `keys` (which may be `distances` itself).
+// one where it lies, on its float64 distances in `keys` (which may be `distances` itself), or,
+// `sorted_apart`, by sort_rows_by_team after the fill.
 // Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
 // whose thread t takes the row of the count pass's thread held.long_rows(1 + t); sorted rows of
 // up to within_long_row_capacity then keep their distances at long_keys(t * that + e), for
@@ -581,6 +461,12 @@ struct fill_within_kernel {
   Held held;
   bool deferred = false;
   bool listed = false;
+  // Sorted rows that go to `keys` are left unsorted there for sort_rows_by_team.
+  bool sorted_apart = false;
+  // Where not negative, the rows longer than long_above are passed over, or (long_only) all
+  // but those: the long rows in a launch of their own, by a kernel without a register row.
+  std::int64_t long_above = -1;
+  bool long_only = false;
   Kokkos::View<double*, typename Order::memory_space> long_keys;
 
   // visit(row, distance) for each neighbour of query i; the distance is computed only
@@ -606,6 +492,7 @@ struct fill_within_kernel {
     const std::int64_t i = listed ? listed_query(t) : held.capacity > 0 ? t : order(t);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
     if (deferred && !listed && count > held.capacity) return;
+    if (long_above >= 0 && (count > long_above) != long_only) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;
     if (!Sorted || count > Row_capacity) {
@@ -620,7 +507,7 @@ struct fill_within_kernel {
       };
       if (Sorted || with_distances) for_each<true>(i, count, visit);
       else for_each<false>(i, count, visit);
-      if (!Sorted || keys_apart) return;
+      if (!Sorted || keys_apart || sorted_apart) return;
       sort_by_key(keys, found, begin, next);
       if (with_distances && static_cast<const void*>(keys.data()) != static_cast<const void*>(distances.data()))
         for (std::int64_t e = begin; e < next; ++e) distances(e) = static_cast<distance_type>(keys(e));

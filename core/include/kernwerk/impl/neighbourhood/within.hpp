@@ -285,12 +285,19 @@ void within_index(const ExecutionSpace& space, const char* fn,
   using keys_type = std::conditional_t<std::is_same_v<distance_type, double>, distances_type,
                                        Kokkos::View<double*, memory_space>>;
   keys_type keys;
-  const std::int64_t in_registers =
-      !deferred ? within_row_capacity : long_keys.extent(0) > 0 ? within_long_row_capacity : 0;
-  if (order == row_order::nearest_first && longest > in_registers) {
+  // The sorted rows the fill leaves to be sorted where they lie: those its registers do not
+  // hold (where deferred, those of up to held.capacity only in the first launch), but the long
+  // rows' launch's of up to within_long_row_capacity, sorted from its slots.
+  const bool slots = deferred && long_keys.extent(0) > 0;
+  const left_unsorted unsorted{
+      deferred && !slots ? std::min<std::int64_t>(within_row_capacity, held.capacity) : within_row_capacity,
+      slots ? held.capacity : 0, slots ? within_long_row_capacity : 0};
+  const bool any_unsorted = order == row_order::nearest_first && unsorted.any(longest);
+  if (any_unsorted) {
     if constexpr (std::is_same_v<keys_type, distances_type>) keys = found_distances;
     resized(keys, total, "kernwerk::within::keys");
   }
+  const bool by_team = any_unsorted && row_sort_policy::by_team_for<memory_space>();
   const auto fill = [&](auto sorted) {
     using sorted_type = decltype(sorted);
     const auto rows = [&](auto row_capacity) {
@@ -299,10 +306,24 @@ void within_index(const ExecutionSpace& space, const char* fn,
                                         distances_type, keys_type, decltype(held)>;
       kernel fill_kernel{search.rule, search.queries, search.order, starts, found, found_distances, keys, held};
       fill_kernel.deferred = deferred;
+      fill_kernel.sorted_apart = by_team;
       return fill_kernel;
     };
-    launch_for("kernwerk::within::fill", space, search.size(),
-               rows(std::integral_constant<int, within_row_capacity>()));
+    // Sorted by a team after the fill, the rows longer than the registers hold go to a kernel
+    // without a register row (whose registers slowed their search: 116 against 60, Nsight
+    // Compute in perf/results/issue50-team-sort-cuda-h100.json), where not deferred already.
+    const bool split = sorted_type::value && by_team && !deferred;
+    auto first = rows(std::integral_constant<int, within_row_capacity>());
+    if (split) first.long_above = within_row_capacity;
+    launch_for("kernwerk::within::fill", space, search.size(), first);
+    if constexpr (sorted_type::value) {
+      if (split) {
+        auto long_rows_fill = rows(std::integral_constant<int, 0>());
+        long_rows_fill.long_above = within_row_capacity;
+        long_rows_fill.long_only = true;
+        launch_for("kernwerk::within::fill_long", space, search.size(), long_rows_fill);
+      }
+    }
     if (!deferred) return;
     // Sorted, a kernel without a register row, its rows then sorted apart (the set only: the
     // same kernel).
@@ -315,6 +336,7 @@ void within_index(const ExecutionSpace& space, const char* fn,
   };
   if (order == row_order::nearest_first) fill(std::true_type());
   else fill(std::false_type());
+  if (by_team) sort_rows_where_they_lie(space, starts, keys, found, found_distances, std::int64_t(n), unsorted);
   space.fence();
 
   if constexpr (indices_here) {

@@ -158,8 +158,8 @@ struct left_unsorted {
 // once), and writes each at its rank; one thread sorts a longer row (sort_by_key). On a GPU
 // sort_by_key's heap sort, a thread a row in memory, took most of a sorted within of about 40
 // neighbours a query (perf/results/issue50-wide-grid-span-cuda-h100.json: 6.5 times the set-only
-// rows), and a bitonic network here, a barrier a stage, 47 ms of the 192 at 2^24 (Nsight Compute,
-// issue50-team-sort-cuda-h100.json).
+// rows), and this kernel's first version, a bitonic network with a barrier a stage, 47 ms of the
+// 192 at 2^24 (Nsight Compute, issue50-team-sort-cuda-h100.json).
 inline constexpr int team_sort_capacity = 256;
 inline constexpr std::int64_t team_sort_rows = 32;
 

@@ -442,10 +442,11 @@ struct count_within_kernel {
 // all, else from a search. A sorted row of up to Row_capacity is sorted in registers; a longer
 // one where it lies, on its float64 distances in `keys` (which may be `distances` itself), or,
 // `sorted_apart`, by sort_rows_by_team after the fill.
-// Where `deferred`, the rows longer than held.capacity are left to a second launch, `listed`,
-// whose thread t takes the row of the count pass's thread held.long_rows(1 + t); sorted rows of
-// up to within_long_row_capacity then keep their distances at long_keys(t * that + e), for
-// sort_long_rows.
+// Where long_above is not negative, the rows longer than it are passed over, or (long_only)
+// all but those: the long rows left to a second launch, by a kernel without a register row.
+// Where the count pass listed them (deferred), that launch is `listed`: its thread t takes the
+// row of the count pass's thread held.long_rows(1 + t), and sorted rows of up to
+// within_long_row_capacity keep their distances at long_keys(t * that + e), for sort_long_rows.
 template <bool Sorted, int Row_capacity, class Rule, class Queries, class Order, class Offsets, class Found,
           class FoundDistances, class Keys, class Held>
 struct fill_within_kernel {
@@ -459,12 +460,9 @@ struct fill_within_kernel {
   FoundDistances distances;
   Keys keys;
   Held held;
-  bool deferred = false;
   bool listed = false;
   // Sorted rows that go to `keys` are left unsorted there for sort_rows_by_team.
   bool sorted_apart = false;
-  // Where not negative, the rows longer than long_above are passed over, or (long_only) all
-  // but those: the long rows in a launch of their own, by a kernel without a register row.
   std::int64_t long_above = -1;
   bool long_only = false;
   Kokkos::View<double*, typename Order::memory_space> long_keys;
@@ -491,7 +489,6 @@ struct fill_within_kernel {
     // none are, and in the listed launch, the search's.
     const std::int64_t i = listed ? listed_query(t) : held.capacity > 0 ? t : order(t);
     const std::int64_t begin = offsets(i), count = offsets(i + 1) - begin;
-    if (deferred && !listed && count > held.capacity) return;
     if (long_above >= 0 && (count > long_above) != long_only) return;
     const bool with_distances = distances.extent(0) > 0;
     std::int64_t next = begin;

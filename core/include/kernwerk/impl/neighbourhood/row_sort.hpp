@@ -16,6 +16,13 @@ namespace kernwerk::impl {
 // keeps there: held_policy; perf/results/issue50-host-insertion-sort-epyc-2core.json).
 inline constexpr std::int64_t held_sort_by_insertion = 64;
 
+// Whether the entry (d, x) comes before (key, value): by distance, then index. Every sort of a
+// row orders by it.
+template <class Key, class Index>
+KOKKOS_INLINE_FUNCTION bool entry_before(Key d, Index x, Key key, Index value) {
+  return d < key || (d == key && x < value);
+}
+
 // Sorts the pairs keys[begin, end) and values[begin, end) by key, equal keys by value: a heap
 // sort, in place (one thread, any length; short rows are sorted in registers: register_row),
 // on host spaces an insertion sort up to held_sort_by_insertion entries.
@@ -23,7 +30,7 @@ template <class Keys, class Values>
 KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Values& values, std::int64_t begin,
                                         std::int64_t end) {
   const auto precedes = [&](const auto& key, const auto& value, std::int64_t b) {
-    return key < keys(b) || (key == keys(b) && value < values(b));
+    return entry_before(key, value, keys(b), values(b));
   };
   const auto before = [&](std::int64_t a, std::int64_t b) { return precedes(keys(a), values(a), b); };
   const auto swap = [&](std::int64_t a, std::int64_t b) {
@@ -86,7 +93,7 @@ struct register_row {
     }
   }
   KOKKOS_INLINE_FUNCTION static bool before(double d, Index x, double key, Index value) {
-    return d < key || (d == key && x < value);
+    return entry_before(d, x, key, value);
   }
   // Inserts (d, x); the row holds fewer than Capacity entries.
   KOKKOS_INLINE_FUNCTION void insert(double d, Index x) {
@@ -220,7 +227,7 @@ struct sort_rows_by_team {
         const double k = key(e);
         const index_type v = value(e);
         int rank = 0;
-        for (int f = 0; f < size; ++f) rank += key(f) < k || (key(f) == k && value(f) < v);
+        for (int f = 0; f < size; ++f) rank += entry_before(key(f), value(f), k, v);
         found(begin + rank) = v;
         if (with_distances) distances(begin + rank) = static_cast<distance_type>(k);
       });

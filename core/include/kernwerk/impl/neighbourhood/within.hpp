@@ -305,16 +305,16 @@ void within_index(const ExecutionSpace& space, const char* fn,
                                         Queries, typename search_type::order_type, decltype(starts), found_type,
                                         distances_type, keys_type, decltype(held)>;
       kernel fill_kernel{search.rule, search.queries, search.order, starts, found, found_distances, keys, held};
-      fill_kernel.deferred = deferred;
       fill_kernel.sorted_apart = by_team;
       return fill_kernel;
     };
-    // Sorted by a team after the fill, the rows longer than the registers hold go to a kernel
-    // without a register row (whose registers slowed their search: 116 against 60, Nsight
-    // Compute in perf/results/issue50-team-sort-cuda-h100.json), where not deferred already.
+    // The first launch leaves the listed long rows to theirs (deferred) and, sorted by a team
+    // after the fill, the rows longer than the registers hold to a kernel without a register
+    // row (whose registers slowed their search: 116 against 60, Nsight Compute in
+    // perf/results/issue50-team-sort-cuda-h100.json).
     const bool split = sorted_type::value && by_team && !deferred;
     auto first = rows(std::integral_constant<int, within_row_capacity>());
-    if (split) first.long_above = within_row_capacity;
+    first.long_above = deferred ? held.capacity : split ? within_row_capacity : -1;
     launch_for("kernwerk::within::fill", space, search.size(), first);
     if constexpr (sorted_type::value) {
       if (split) {

@@ -14,75 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "execution_spaces.hpp"
 #include "kernwerk/mpi/nearest.hpp"
-#include "layouts.hpp"
+#include "mpi_support.hpp"
 
 namespace {
 
 using namespace kernwerk;
-
-int rank_here() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int ranks_here() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-// Row-major host points (dimension columns).
-struct rows {
-  std::vector<double> values;
-  std::size_t dimension = 2;
-  std::size_t count() const { return values.size() / dimension; }
-  rows slice(std::size_t first, std::size_t last) const {
-    return {std::vector<double>(values.begin() + first * dimension, values.begin() + last * dimension),
-            dimension};
-  }
-};
-
-// [first, last) of `count` rows for each rank: `weights` gives each rank's share.
-std::pair<std::size_t, std::size_t> share(std::size_t count, const std::vector<double>& weights,
-                                          int rank) {
-  double total = 0, before = 0;
-  for (std::size_t r = 0; r < weights.size(); ++r) {
-    total += weights[r];
-    if (int(r) < rank) before += weights[r];
-  }
-  const auto at = [&](double w) { return std::size_t(std::llround(double(count) * w / total)); };
-  return {at(before), at(before + weights[rank])};
-}
-
-template <class Space>
-Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> on_space(const rows& points) {
-  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> view(
-      "points", points.count(), points.dimension);
-  Kokkos::deep_copy(view, Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                              points.values.data(), points.count(), points.dimension));
-  return view;
-}
-
-struct answers {
-  std::vector<std::int64_t> indices;
-  std::vector<double> distances;
-};
-
-template <class Space>
-answers fetch(const Kokkos::View<std::int64_t**, typename Space::memory_space>& indices,
-              const Kokkos::View<double**, typename Space::memory_space>& distances) {
-  const auto i = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), indices);
-  const auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), distances);
-  answers a;
-  for (std::size_t r = 0; r < i.extent(0); ++r)
-    for (std::size_t q = 0; q < i.extent(1); ++q) {
-      a.indices.push_back(i(r, q));
-      a.distances.push_back(d(r, q));
-    }
-  return a;
-}
+using namespace kernwerk::test::mpi_support;
 
 // Runs the distributed call on this rank's shares and the single-process call on the whole
 // sets, and compares this rank's rows of both.
@@ -119,43 +57,6 @@ void compare(const rows& observations, const rows& references, const std::vector
     CHECK(got.indices == want.indices);
     CHECK(got.distances == want.distances);
   }
-}
-
-rows sphere_layout(const std::string& name, std::size_t n, std::size_t m, bool observations) {
-  const auto pair = layouts::make(name, n, m, 17);
-  return {observations ? pair.observations : pair.references, 2};
-}
-
-// Poles, the date line, antipodes and duplicates that fall on different ranks.
-rows adversarial(std::size_t copies) {
-  rows points;
-  for (std::size_t c = 0; c < copies; ++c)
-    for (double lon : {-M_PI, -M_PI / 2, 0.0, 1e-12, M_PI / 2, M_PI}) {
-      points.values.insert(points.values.end(), {M_PI / 2, lon});
-      points.values.insert(points.values.end(), {-M_PI / 2, lon});
-      points.values.insert(points.values.end(), {0.3, lon});
-      points.values.insert(points.values.end(), {-0.3, lon - 1e-9});
-    }
-  return points;
-}
-
-std::vector<double> even() { return std::vector<double>(ranks_here(), 1.0); }
-std::vector<double> uneven() {
-  std::vector<double> w;
-  for (int r = 0; r < ranks_here(); ++r) w.push_back(r + 1.0);
-  return w;
-}
-// Every other rank empty (rank 0 keeps a share).
-std::vector<double> gaps() {
-  std::vector<double> w;
-  for (int r = 0; r < ranks_here(); ++r) w.push_back(r % 2 == 0 ? 1.0 : 0.0);
-  return w;
-}
-// Everything on the last rank.
-std::vector<double> last_only() {
-  std::vector<double> w(ranks_here(), 0.0);
-  w.back() = 1.0;
-  return w;
 }
 
 TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: the single-process answer on every layout and share", Space,

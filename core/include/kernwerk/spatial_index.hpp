@@ -22,6 +22,11 @@
 
 namespace kernwerk {
 
+namespace mpi {
+template <class ExecutionSpace>
+class distributed_index;  // searches a spatial_index of each rank's share (kernwerk/mpi/)
+}
+
 /// A spatial index over points: built once over fixed points (stations, a catalogue, a mesh's
 /// nodes), queried many times, like ArborX's BVH, SciPy's cKDTree or scikit-learn's BallTree.
 /// kernwerk::nearest (method indexed), kernwerk::within, kernwerk::count_within and
@@ -213,6 +218,9 @@ class spatial_index {
     const auto queries_here = Kokkos::create_mirror_view_and_copy(memory_space(), queries);
     impl::within_index(space, fn.c_str(), core_, queries_here, radius, offsets, indices, distances, order);
   }
+
+  template <class>
+  friend class mpi::distributed_index;  // runs the search of its share for keys (core_)
 
   index_options options_;
   std::string name_;  // in messages

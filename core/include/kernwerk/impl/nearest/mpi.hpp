@@ -61,7 +61,7 @@ struct phase_clock {
 
 inline void check_mpi(int code, const char* call) {
   if (code != MPI_SUCCESS)
-    throw error(std::string("kernwerk::mpi::nearest: ") + call + " failed (MPI error " +
+    throw error(std::string("kernwerk::mpi: ") + call + " failed (MPI error " +
                 std::to_string(code) + ")");
 }
 
@@ -117,9 +117,11 @@ void agree(MPI_Comm comm, const char* function, Local&& local) {
   throw error("kernwerk::" + std::string(function) + ": " + problem);
 }
 
-// What must be the same on every rank: k, the point dimension and the options.
+// What must be the same on every rank: k, the point dimension (of the set `points`) and the
+// options, checked for the call `function`.
 inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dimension,
-                                  const nearest_options& options) {
+                                  const nearest_options& options, const char* function = fn,
+                                  const char* points = "observations") {
   const double mine[] = {double(k),
                          double(dimension),
                          double(options.metric),
@@ -131,7 +133,7 @@ inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dime
                          double(options.strategy),
                          double(options.messages)};
   constexpr int fields = sizeof mine / sizeof mine[0];
-  const char* names[fields] = {"indices",           "observations",           "options.metric",
+  const char* names[fields] = {"indices",           points,                   "options.metric",
                                "options.units",     "options.radius",         "options.method",
                                "options.implementation", "options.memory_budget", "options.strategy",
                                "options.messages"};
@@ -148,7 +150,7 @@ inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dime
   for (std::size_t r = 1; r < all.size() / fields; ++r)
     for (int f = 0; f < fields; ++f)
       if (all[r * fields + f] != all[f])
-        throw invalid_argument(fn, names[f],
+        throw invalid_argument(function, names[f],
                                std::string(*what[f] ? what[f] : "the value") +
                                    " differs between ranks: " + text(all[f]) +
                                    " on rank 0, " + text(all[r * fields + f]) +
@@ -267,6 +269,41 @@ struct point_type {
   point_type(const point_type&) = delete;
   point_type& operator=(const point_type&) = delete;
 };
+
+// Writes the k best (global index, key) of each of the n = best_index.extent(0) queries into
+// the caller's outputs as kernwerk::nearest's answers: distances from the keys on the execution
+// space, by the function of a single-process call, so that they agree bit for bit.
+template <class ExecutionSpace, class IndexMatrix, class KeyMatrix, class Indices, class Distances>
+void write_answers(const ExecutionSpace& space, const phase_clock<ExecutionSpace>& clock, bool haversine,
+                   double radius, const IndexMatrix& best_index, const KeyMatrix& best_key,
+                   const Indices& indices, const Distances& distances) {
+  using namespace kernwerk::impl;
+  using memory_space = typename ExecutionSpace::memory_space;
+  const std::size_t n = best_index.extent(0);
+  const int k = int(best_index.extent(1));
+  const auto indices_out = first_rows(indices, n);
+  const auto distances_out = first_rows(distances, n);
+  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
+  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
+  const auto finish = [&](const auto& distance) {
+    using out_i = std::decay_t<decltype(indices_here)>;
+    using out_d = std::decay_t<decltype(distances_here)>;
+    Kokkos::parallel_for("kernwerk::mpi::finish", index_policy<ExecutionSpace>(space, 0, std::int64_t(n)),
+                         finish_chunk<IndexMatrix, KeyMatrix, std::decay_t<decltype(distance)>, out_i, out_d>{
+                             best_index, best_key, distance, indices_here, distances_here, 0, k});
+  };
+  clock(&nearest_timings::compute, [&] {
+    if (haversine)
+      finish(sphere_distance{radius});
+    else
+      finish(euclidean_distance{});
+  });
+  clock(&nearest_timings::staging, [&] {
+    if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
+    if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
+  });
+  space.fence();
+}
 
 template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
 void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
@@ -417,28 +454,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     }
   }
   if (n == 0) return;
-  const auto indices_out = first_rows(indices, n);
-  const auto distances_out = first_rows(distances, n);
-  const auto indices_here = Kokkos::create_mirror_view(memory_space(), indices_out);
-  const auto distances_here = Kokkos::create_mirror_view(memory_space(), distances_out);
-  const auto finish = [&](const auto& distance) {
-    using out_i = std::decay_t<decltype(indices_here)>;
-    using out_d = std::decay_t<decltype(distances_here)>;
-    Kokkos::parallel_for("kernwerk::mpi::finish", policy(space, 0, std::int64_t(n)),
-                         finish_chunk<index_matrix, key_matrix, std::decay_t<decltype(distance)>, out_i, out_d>{
-                             best_index, best_key, distance, indices_here, distances_here, 0, int(k)});
-  };
-  clock(&nearest_timings::compute, [&] {
-    if (haversine)
-      finish(sphere_distance{options.radius});
-    else
-      finish(euclidean_distance{});
-  });
-  clock(&nearest_timings::staging, [&] {
-    if (indices_here.data() != indices_out.data()) Kokkos::deep_copy(space, indices_out, indices_here);
-    if (distances_here.data() != distances_out.data()) Kokkos::deep_copy(space, distances_out, distances_here);
-  });
-  space.fence();
+  write_answers(space, clock, haversine, options.radius, best_index, best_key, indices, distances);
 }
 
 }  // namespace kernwerk::mpi::detail

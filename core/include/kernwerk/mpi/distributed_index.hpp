@@ -1,0 +1,424 @@
+#pragma once
+/// \file
+/// A spatial index over points spread across MPI ranks, built once and queried many times:
+/// kernwerk::mpi::distributed_index.
+///
+/// The build repartitions the points between the ranks by a space-filling (Morton) key, so
+/// that each rank holds one compact region, and each rank builds a kernwerk::spatial_index of
+/// its share. Every rank then knows 16 boxes of every rank's share (the top level of the
+/// distributed tree). A query runs in two passes:
+/// 1. it visits the rank whose boxes lie nearest, which returns its k best;
+/// 2. it visits every other rank with a box that may hold a point as near as the k-th found
+///    (every rank with points, where fewer than k were found).
+///
+/// The rank that asked merges the answers by (key, global index): they are exactly
+/// kernwerk::nearest's over all ranks' points concatenated in rank order, ties to the smallest
+/// global index, bit for bit. Points and queries travel through host memory.
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernwerk/impl/index/distributed.hpp"
+#include "kernwerk/impl/nearest/mpi.hpp"
+#include "kernwerk/mpi/nearest_options.hpp"
+#include "kernwerk/spatial_index.hpp"
+
+namespace kernwerk::mpi {
+
+/// What one call of distributed_index::nearest did on this rank (its `report` argument).
+struct distributed_report {
+  /// Queries this rank searched in its share, for any rank, in each pass.
+  std::int64_t searched[2] = {0, 0};
+  /// Visits of this rank's queries to ranks in the second pass (0 where every query's first
+  /// rank held all its neighbours).
+  std::int64_t second_visits = 0;
+  /// Where the call's time went on this rank.
+  nearest_timings timings;
+};
+
+/// A spatial index over the points of every rank of a communicator.
+///
+/// \code
+/// kernwerk::mpi::distributed_index index(space, MPI_COMM_WORLD, my_points);  // collective
+/// index.nearest(space, my_queries, indices, distances);  // global indices, exact
+/// \endcode
+///
+/// Points and queries are rank-2 Views as kernwerk::spatial_index takes them ((lat, lon) rows
+/// for the haversine metric, 2 or 3 coordinates for the Euclidean one), any count on each rank,
+/// zero allowed. A point's global index counts the points of lower ranks first, as
+/// kernwerk::mpi::nearest's. Copies share the index; the last one frees it.
+template <class ExecutionSpace>
+class distributed_index {
+ public:
+  using execution_space = ExecutionSpace;  ///< where each rank's share is built and searched
+  using memory_space = typename ExecutionSpace::memory_space;  ///< where each share lives
+
+  /// Builds the index over every rank's `points`. Collective over `comm` (the index keeps a
+  /// duplicate of it): every rank calls it with the same options and point dimension.
+  /// \throws kernwerk::invalid_argument on every rank alike, naming the argument and the rank
+  /// whose points are bad, before anything is exchanged (as kernwerk::mpi::nearest).
+  template <class Points>
+  distributed_index(const ExecutionSpace& space, MPI_Comm comm, const Points& points,
+                    const index_options& options = {})
+      : options_(options) {
+    impl::require_point_view<Points>();
+    impl::scoped_region region("kernwerk::mpi::distributed_index::build");
+    const std::size_t m = points.extent(0);
+    detail::check_same_everywhere(comm, 1, points.extent(1), same_options(), build_fn, "points");
+    detail::agree(comm, build_fn, [&] {
+      impl::check_sphere_options(build_fn, options.units, options.radius, options.metric);
+      impl::check_point_shape(build_fn, "points", points, options.metric, true);
+      if (m > std::size_t(std::numeric_limits<int>::max()))
+        throw invalid_argument(build_fn, "points", "more than 2^31 - 1 points on one rank");
+      if (m > 0) impl::check_point_values(space, build_fn, "points", points, options.metric, options.units);
+    });
+    comm_ = duplicate(comm);
+    geometry_ = {options.metric, impl::radians_per_unit(options.units), int(points.extent(1))};
+    const int ranks = detail::size_of(*comm_), rank = detail::rank_of(*comm_);
+    const int dimension = geometry_.dimension;
+    const detail::shards counts = detail::gather_counts(*comm_, std::int64_t(m));
+    total_ = std::size_t(counts.total);
+
+    // This rank's points as double rows on the host, their box-space points and keys.
+    host_matrix mine("kernwerk::mpi::distributed_index::points", m, dimension);
+    detail::copy_rows(space, points, mine);
+    const detail::morton_keys keys = key_box(mine);
+    std::vector<detail::partition_key> placed(m);
+    Kokkos::parallel_for("kernwerk::mpi::partition_keys", detail::host_policy(0, std::int64_t(m)),
+                         [&](std::int64_t j) {
+                           placed[j] = {keys(geometry_.of(&mine(j, 0))), counts.offset[rank] + j};
+                         });
+    const std::vector<detail::partition_key> splitters = choose_splitters(placed, counts);
+
+    // Each point to the rank of its key range, in global order (so that each rank's share
+    // stays in global order and its ties agree with the global ones).
+    std::vector<int> destination(m);
+    std::vector<std::int64_t> going(ranks, 0);
+    for (std::size_t j = 0; j < m; ++j) {
+      destination[j] = int(std::upper_bound(splitters.begin(), splitters.end(), placed[j]) - splitters.begin());
+      ++going[destination[j]];
+    }
+    std::vector<std::int64_t> at(ranks, 0);
+    std::partial_sum(going.begin(), going.end() - 1, at.begin() + 1);
+    std::vector<double> send_points(m * dimension);
+    std::vector<std::int64_t> send_global(m);
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::int64_t to = at[destination[j]]++;
+      std::copy_n(&mine(j, 0), dimension, &send_points[to * dimension]);
+      send_global[to] = placed[j].global;
+    }
+    const detail::exchange_plan plan(*comm_, going, build_fn, "points");
+    const detail::point_type point(dimension);
+    std::vector<double> share = plan.run(*comm_, send_points.data(), point.type, dimension);
+    std::vector<std::int64_t> share_global = plan.run(*comm_, send_global.data(), MPI_INT64_T, 1);
+    const std::size_t held = share_global.size();
+
+    const host_matrix share_rows(share.data(), held, dimension);
+    local_.emplace(space, share_rows, options);
+    global_ = Kokkos::View<std::int64_t*, memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::distributed_index::global"), held);
+    Kokkos::deep_copy(space, global_,
+                      Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                          share_global.data(), held));
+    publish_boxes(share_rows, keys, ranks);
+    space.fence();
+  }
+
+  /// For this rank's queries, the k nearest points of all ranks: global indices and distances
+  /// as kernwerk::spatial_index::nearest writes them (k from the outputs' shape, at most
+  /// size()). Collective: every rank calls it, with the same k; queries may be empty.
+  /// `report`, where given, receives what the call did on this rank.
+  /// \throws kernwerk::invalid_argument on every rank alike, naming the argument and the rank,
+  /// before any output is written.
+  template <class Queries, class Indices, class Distances>
+  void nearest(const ExecutionSpace& space, const Queries& queries, const Indices& indices,
+               const Distances& distances, distributed_report* report = nullptr) const {
+    impl::require_point_view<Queries>();
+    impl::require_output_views<Indices, Distances>();
+    impl::scoped_region region("kernwerk::mpi::distributed_index::nearest");
+    const auto start = std::chrono::steady_clock::now();
+    if (report) *report = {};
+    const MPI_Comm comm = *comm_;
+    const std::size_t n = queries.extent(0);
+    const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
+    detail::check_same_everywhere(comm, k, queries.extent(1), same_options(), query_fn, "queries");
+    detail::agree(comm, query_fn, [&] {
+      impl::check_point_shape(query_fn, "queries", queries, options_.metric, true);
+      impl::require_same_dimension(query_fn, "queries", queries.extent(1), "the index's points",
+                                   std::size_t(geometry_.dimension));
+      impl::check_outputs(query_fn, indices, distances, n, total_, "queries", "points");
+      impl::require_disjoint(query_fn, "indices", indices, "queries", queries);
+      impl::require_disjoint(query_fn, "distances", distances, "queries", queries);
+      if (n > 0) impl::check_point_values(space, query_fn, "queries", queries, options_.metric, options_.units);
+    });
+    const detail::phase_clock<ExecutionSpace> clock{space, report ? &report->timings : nullptr};
+    const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    if (report) report->timings.checks = seconds();
+
+    const int ranks = detail::size_of(comm), dimension = geometry_.dimension;
+    host_matrix rows("kernwerk::mpi::distributed_index::queries", n, dimension);
+    clock(&nearest_timings::staging, [&] { detail::copy_rows(space, queries, rows); });
+    std::vector<detail::box_point> at(n);
+    std::vector<int> first(n);
+    Kokkos::parallel_for("kernwerk::mpi::first_rank", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
+      at[i] = geometry_.of(&rows(i, 0));
+      double nearest = std::numeric_limits<double>::infinity();
+      first[i] = -1;
+      for (int r = 0; r < ranks; ++r)
+        if (const double bound = rank_bound(r, at[i]); bound < nearest) nearest = bound, first[i] = r;
+    });
+    detail::best_lists best(n, k);
+    std::vector<std::vector<std::int64_t>> visits(ranks);
+    for (std::size_t i = 0; i < n; ++i) visits[first[i]].push_back(std::int64_t(i));
+    visit(space, clock, rows, visits, best, report ? &report->searched[0] : nullptr);
+
+    // The second pass: every other rank that may hold a nearer point than the k-th found.
+    std::vector<char> wanted(n * ranks, 0);
+    Kokkos::parallel_for("kernwerk::mpi::second_ranks", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
+      const double reach = geometry_.reach(best.worst(i));
+      for (int r = 0; r < ranks; ++r) {
+        const double bound = rank_bound(r, at[i]);  // infinite where r holds no points
+        wanted[i * ranks + r] = r != first[i] && bound <= reach && bound < std::numeric_limits<double>::infinity();
+      }
+    });
+    for (auto& list : visits) list.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      for (int r = 0; r < ranks; ++r)
+        if (wanted[i * ranks + r]) visits[r].push_back(std::int64_t(i));
+    if (report)
+      for (const auto& list : visits) report->second_visits += std::int64_t(list.size());
+    visit(space, clock, rows, visits, best, report ? &report->searched[1] : nullptr);
+
+    if (n > 0) {
+      index_matrix best_index(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_index"), n, k);
+      key_matrix best_key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_key"), n, k);
+      clock(&nearest_timings::staging, [&] {
+        Kokkos::deep_copy(space, best_index, host_unmanaged<std::int64_t>(best.indices.data(), n, k));
+        Kokkos::deep_copy(space, best_key, host_unmanaged<double>(best.keys.data(), n, k));
+      });
+      detail::write_answers(space, clock, options_.metric == metric_kind::haversine, options_.radius,
+                            best_index, best_key, indices, distances);
+    }
+    if (report) report->timings.total = seconds();
+  }
+
+  /// Points indexed on all ranks.
+  std::size_t size() const { return total_; }
+  /// Points this rank holds after the partition.
+  std::size_t local_size() const { return local_->size(); }
+  /// Coordinates per point.
+  int dimension() const { return geometry_.dimension; }
+  /// The options it was built with.
+  const index_options& options() const { return options_; }
+
+ private:
+  static constexpr const char* build_fn = "mpi::distributed_index";
+  static constexpr const char* query_fn = "mpi::distributed_index::nearest";
+  static constexpr int boxes_per_rank = 16;
+  using host_matrix = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
+  using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  template <class T>
+  using host_unmanaged = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+  nearest_options same_options() const {
+    nearest_options same;
+    same.metric = options_.metric;
+    same.units = options_.units;
+    same.radius = options_.radius;
+    return same;
+  }
+
+  static std::shared_ptr<MPI_Comm> duplicate(MPI_Comm comm) {
+    auto made = std::make_unique<MPI_Comm>();
+    detail::check_mpi(MPI_Comm_dup(comm, made.get()), "MPI_Comm_dup");
+    return std::shared_ptr<MPI_Comm>(made.release(), [](MPI_Comm* held) {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized) MPI_Comm_free(held);
+      delete held;
+    });
+  }
+
+  // The box the keys divide: the unit cube's [-1, 1]^3 on the sphere, the box of every rank's
+  // points in the plane.
+  detail::morton_keys key_box(const host_matrix& mine) const {
+    detail::morton_keys keys{{-1, -1, -1}, {1, 1, 1}};
+    if (options_.metric == metric_kind::haversine) return keys;
+    double lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) lo[d] = std::numeric_limits<double>::infinity(), hi[d] = -lo[d];
+    for (std::size_t j = 0; j < mine.extent(0); ++j)
+      for (int d = 0; d < geometry_.dimension; ++d) lo[d] = std::min(lo[d], mine(j, d)), hi[d] = std::max(hi[d], mine(j, d));
+    detail::check_mpi(MPI_Allreduce(lo, keys.lo, 3, MPI_DOUBLE, MPI_MIN, *comm_), "MPI_Allreduce");
+    detail::check_mpi(MPI_Allreduce(hi, keys.hi, 3, MPI_DOUBLE, MPI_MAX, *comm_), "MPI_Allreduce");
+    for (int d = geometry_.dimension; d < 3; ++d) keys.lo[d] = keys.hi[d] = 0;
+    return keys;
+  }
+
+  // The ranks' key ranges: ranks - 1 splitters from samples of every rank's keys, each sample
+  // weighed by the points it stands for, so that uneven shares still give even ranges.
+  std::vector<detail::partition_key> choose_splitters(std::vector<detail::partition_key> keys,
+                                                      const detail::shards& counts) const {
+    const int ranks = int(counts.count.size());
+    std::sort(keys.begin(), keys.end());
+    const std::size_t wanted = std::min<std::size_t>(keys.size(), 64 * std::size_t(ranks));
+    std::vector<std::int64_t> sample;  // (key, global) pairs
+    for (std::size_t s = 0; s < wanted; ++s) {
+      const auto& key = keys[(2 * s + 1) * keys.size() / (2 * wanted)];
+      sample.push_back(std::int64_t(key.key));
+      sample.push_back(key.global);
+    }
+    std::vector<int> sizes(ranks), offsets(ranks);
+    const int mine = int(sample.size());
+    detail::check_mpi(MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, *comm_), "MPI_Allgather");
+    std::partial_sum(sizes.begin(), sizes.end() - 1, offsets.begin() + 1);
+    std::vector<std::int64_t> all(std::size_t(offsets.back() + sizes.back()));
+    detail::check_mpi(MPI_Allgatherv(sample.data(), mine, MPI_INT64_T, all.data(), sizes.data(),
+                                     offsets.data(), MPI_INT64_T, *comm_),
+                      "MPI_Allgatherv");
+    std::vector<std::pair<detail::partition_key, double>> weighed;
+    for (int r = 0; r < ranks; ++r)
+      for (int s = 0; s < sizes[r]; s += 2)
+        weighed.push_back({{std::uint64_t(all[offsets[r] + s]), all[offsets[r] + s + 1]},
+                           double(counts.count[r]) / (sizes[r] / 2)});
+    std::sort(weighed.begin(), weighed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<detail::partition_key> splitters;
+    double passed = 0;
+    for (const auto& [key, weight] : weighed) {
+      passed += weight;
+      while (int(splitters.size()) < ranks - 1 &&
+             passed > double(counts.total) * double(splitters.size() + 1) / ranks)
+        splitters.push_back(key);
+    }
+    while (int(splitters.size()) < ranks - 1)  // no points at all
+      splitters.push_back({~std::uint64_t(0), std::numeric_limits<std::int64_t>::max()});
+    return splitters;
+  }
+
+  // The boxes of runs of this rank's share in key order, gathered from every rank.
+  void publish_boxes(const host_matrix& share, const detail::morton_keys& keys, int ranks) {
+    const std::size_t held = share.extent(0);
+    std::vector<std::pair<std::uint64_t, std::int64_t>> order(held);
+    std::vector<detail::box_point> at(held);
+    for (std::size_t j = 0; j < held; ++j) {
+      at[j] = geometry_.of(&share(j, 0));
+      order[j] = {keys(at[j]), std::int64_t(j)};
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<detail::box> mine(boxes_per_rank);
+    for (int b = 0; b < boxes_per_rank; ++b) {
+      auto& box = mine[b];
+      for (int d = 0; d < 3; ++d) box.lo[d] = std::numeric_limits<double>::infinity(), box.hi[d] = -box.lo[d];
+      for (std::size_t j = b * held / boxes_per_rank; j < (b + 1) * held / boxes_per_rank; ++j)
+        for (int d = 0; d < 3; ++d) {
+          box.lo[d] = std::min(box.lo[d], at[order[j].second].c[d]);
+          box.hi[d] = std::max(box.hi[d], at[order[j].second].c[d]);
+        }
+    }
+    boxes_.resize(std::size_t(ranks) * boxes_per_rank);
+    const detail::contiguous_type boxes_type(int(boxes_per_rank * sizeof(detail::box) / sizeof(double)), MPI_DOUBLE);
+    detail::check_mpi(MPI_Allgather(mine.data(), 1, boxes_type.type, boxes_.data(), 1, boxes_type.type, *comm_),
+                      "MPI_Allgather");
+  }
+
+  // The least squared box-space distance from `p` to a point of rank r (infinite: none there;
+  // an empty box's low corner is infinite).
+  double rank_bound(int r, const detail::box_point& p) const {
+    double least = std::numeric_limits<double>::infinity();
+    for (int b = 0; b < boxes_per_rank; ++b) {
+      const auto& box = boxes_[std::size_t(r) * boxes_per_rank + b];
+      if (box.lo[0] <= box.hi[0]) least = std::min(least, box.bound(p));
+    }
+    return least;
+  }
+
+  // One pass: the queries of visits[r] go to rank r, which searches them in its share and
+  // sends back its k best (key, global index), merged into `best`. `searched` counts the
+  // queries this rank searched.
+  void visit(const ExecutionSpace& space, const detail::phase_clock<ExecutionSpace>& clock,
+             const host_matrix& rows, const std::vector<std::vector<std::int64_t>>& visits,
+             detail::best_lists& best, std::int64_t* searched) const {
+    const MPI_Comm comm = *comm_;
+    const int ranks = int(visits.size()), dimension = geometry_.dimension;
+    const std::size_t k = best.k;
+    std::vector<std::int64_t> going(ranks);
+    for (int r = 0; r < ranks; ++r) going[r] = std::int64_t(visits[r].size());
+    std::optional<detail::exchange_plan> plan;
+    std::vector<double> arrived;
+    clock.host(&nearest_timings::exchange, [&] {
+      plan.emplace(comm, going, query_fn, "queries");
+      std::vector<double> packed;
+      for (const auto& list : visits)
+        for (const std::int64_t i : list) packed.insert(packed.end(), &rows(i, 0), &rows(i, 0) + dimension);
+      const detail::point_type point(dimension);
+      arrived = plan->run(comm, packed.data(), point.type, dimension);
+    });
+    const std::size_t count = std::size_t(plan->received), held = local_->size();
+    if (searched) *searched = std::int64_t(count);
+    // This rank's k best of each query that arrived (the rest of a row padded).
+    detail::best_lists found(count, k);
+    if (count > 0 && held > 0) clock(&nearest_timings::compute, [&] {
+      const std::size_t k_here = std::min(k, held);
+      const auto here = Kokkos::create_mirror_view_and_copy(
+          memory_space(), host_unmanaged<const double>(arrived.data(), count, dimension));
+      index_matrix index(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_index"), count, k_here);
+      key_matrix key(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_key"), count, k_here);
+      const std::size_t bytes = impl::nearest_bvh_query_bytes<memory_space>(
+          std::int64_t(count), std::int64_t(held), space.concurrency(), nearest_tuning{}, int(k_here));
+      impl::workspace<memory_space> memory(bytes);
+      impl::carver scratch(memory.template take<char>(bytes), bytes);
+      impl::query_index(space, here, local_->core_,
+                        impl::neighbour_output<index_matrix, key_matrix>{index, key, true}, int(k_here),
+                        nearest_tuning{}, scratch);
+      Kokkos::parallel_for("kernwerk::mpi::global_indices",
+                           impl::index_policy<ExecutionSpace>(space, 0, std::int64_t(count)),
+                           detail::to_global<index_matrix, decltype(global_)>{index, global_});
+      const auto index_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), index);
+      const auto key_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), key);
+      for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t q = 0; q < k_here; ++q) {
+          found.indices[i * k + q] = index_host(i, q);
+          found.keys[i * k + q] = key_host(i, q);
+        }
+    });
+    // The answers go back the way the queries came, and are merged rank by rank.
+    const detail::exchange_plan back = plan->reversed();
+    std::vector<double> keys;
+    std::vector<std::int64_t> indices;
+    clock.host(&nearest_timings::exchange, [&] {
+      const detail::contiguous_type key_row(int(k), MPI_DOUBLE), index_row(int(k), MPI_INT64_T);
+      keys = back.run(comm, found.keys.data(), key_row.type, k);
+      indices = back.run(comm, found.indices.data(), index_row.type, k);
+    });
+    clock.host(&nearest_timings::compute, [&] {
+      for (int r = 0; r < ranks; ++r) {
+        const auto& list = visits[r];
+        const std::size_t from = std::size_t(back.receive_offsets[r]);
+        Kokkos::parallel_for("kernwerk::mpi::merge", detail::host_policy(0, std::int64_t(list.size())),
+                             [&](std::int64_t j) {
+                               best.merge(std::size_t(list[j]), &keys[(from + j) * k], &indices[(from + j) * k]);
+                             });
+      }
+    });
+  }
+
+  std::shared_ptr<MPI_Comm> comm_;  // a duplicate of the caller's, freed with the last copy
+  index_options options_;
+  detail::box_space geometry_;
+  std::size_t total_ = 0;
+  std::optional<spatial_index<ExecutionSpace>> local_;  // this rank's share
+  Kokkos::View<std::int64_t*, memory_space> global_;    // the global index of each point of it
+  std::vector<detail::box> boxes_;                      // boxes_per_rank of each rank
+};
+
+}  // namespace kernwerk::mpi

@@ -2,7 +2,7 @@
 // points spread evenly and already in each rank's device memory, and writes JSON records.
 //
 //   mpirun -np P kernwerk_bench_mpi_nearest [--sizes 24x14,26x20] [--layouts uniform,...]
-//       [--methods brute,indexed] [--strategies replicate,ring] [--k 1] [--repeat 5]
+//       [--methods brute,indexed] [--strategies replicate,ring,index] [--k 1] [--repeat 5]
 //       [--machine NAME] [--json FILE]
 //
 // Sizes are log2 of all ranks' observations x references together. The global sets are made of
@@ -10,8 +10,9 @@
 // seed + b); rank r makes blocks r B / P to (r + 1) B / P, so the sets are the same for every P
 // (P must divide B). A record's time is the slowest rank's, the median of the repeats, each
 // started from a barrier; its split (checks, staging, exchange, compute) is the slowest rank's
-// medians of kernwerk::mpi::nearest_timings. With one rank, the single-process
-// kernwerk::nearest on the same sets is timed as well ("single").
+// medians of kernwerk::mpi::nearest_timings. Strategy "index" is kernwerk::mpi::distributed_index
+// (method indexed only): built once (its build timed apart, the slowest rank's), then queried.
+// With one rank, the single-process kernwerk::nearest on the same sets is timed as well ("single").
 // Before timing, 64 observations of every rank are checked against the float64 brute force over
 // all references; a wrong answer stops the benchmark.
 #include <mpi.h>
@@ -22,12 +23,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/staging/traits.hpp"  // staging_memory: page-locked on GPUs
+#include "kernwerk/mpi/distributed_index.hpp"
 #include "kernwerk/mpi/nearest.hpp"
 #include "kernwerk/reference.hpp"
 #include "kernwerk_mpi.h"
@@ -152,6 +155,8 @@ struct record {
   std::size_t observations, references, k;
   int ranks;
   double median, best, checks, staging, exchange, compute;
+  double build = 0;          // the distributed index's build (strategy "index")
+  double second_visits = 0;  // its second pass: rank visits per query, over all ranks
 };
 
 }  // namespace
@@ -210,15 +215,30 @@ int main(int argc, char* argv[]) {
               mpi::nearest_options options;
               options.method = parse_method(method, "--methods");
               options.strategy = strategy == "ring" ? mpi::strategy_kind::ring : mpi::strategy_kind::replicate;
-              if (strategy != "ring" && strategy != "replicate" && strategy != "single")
-                throw error("--strategies: '" + strategy + "' is not replicate or ring");
+              if (strategy != "ring" && strategy != "replicate" && strategy != "single" && strategy != "index")
+                throw error("--strategies: '" + strategy + "' is not replicate, ring or index");
+              if (strategy == "index" && method != "indexed") continue;
               mpi::nearest_timings timings;
               options.timings = &timings;
+              std::optional<mpi::distributed_index<space>> index;
+              double build = 0;
+              if (strategy == "index") {
+                MPI_Barrier(MPI_COMM_WORLD);
+                const auto start = std::chrono::steady_clock::now();
+                index.emplace(space(), MPI_COMM_WORLD, ref);
+                space().fence();
+                build = slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+              }
+              mpi::distributed_report report;
               const auto run = [&] {
-                if (strategy == "single")
+                if (strategy == "single") {
                   kernwerk::nearest(space(), obs, ref, indices, distances, options);
-                else
+                } else if (index) {
+                  index->nearest(space(), obs, indices, distances, &report);
+                  timings = report.timings;
+                } else {
                   mpi::nearest(space(), MPI_COMM_WORLD, obs, ref, indices, distances, options);
+                }
                 space().fence();
               };
               run();  // warm-up, then the check
@@ -249,7 +269,16 @@ int main(int argc, char* argv[]) {
               records.push_back({layout, method, strategy, n, m, k, ranks, median(total),
                                  *std::min_element(total.begin(), total.end()), median(checks),
                                  median(staging), median(exchange), median(compute)});
-              const auto& last = records.back();
+              auto& last = records.back();
+              if (index) {
+                double visits = double(report.second_visits), all_visits = 0;
+                MPI_Allreduce(&visits, &all_visits, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                last.build = build;
+                last.second_visits = all_visits / double(n);
+                if (rank == 0)
+                  std::printf("distributed index: build %.3f ms, second pass %.3f rank visits a query\n",
+                              1e3 * build, last.second_visits);
+              }
               if (rank == 0)
                 std::printf("%-8s %d rank%s %-9s %-8s %-10s %9zu x %-8zu k %-2zu median %9.3f ms  "
                             "(checks %.3f, staging %.3f, exchange %.3f, compute %.3f ms)\n",
@@ -282,7 +311,10 @@ int main(int argc, char* argv[]) {
           << ", \"observations\": " << r.observations << ", \"references\": " << r.references
           << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
           << ", \"checks_seconds\": " << r.checks << ", \"staging_seconds\": " << r.staging
-          << ", \"exchange_seconds\": " << r.exchange << ", \"compute_seconds\": " << r.compute
+          << ", \"exchange_seconds\": " << r.exchange << ", \"compute_seconds\": " << r.compute;
+      if (r.strategy == "index")
+        out << ", \"build_seconds\": " << r.build << ", \"second_pass_visits_per_query\": " << r.second_visits;
+      out
           << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median << "}"
           << (e + 1 < records.size() ? "," : "") << "\n";
     }

@@ -2,7 +2,8 @@
 // points spread evenly and already in each rank's device memory, and writes JSON records.
 //
 //   mpirun -np P kernwerk_bench_mpi_nearest [--sizes 24x14,26x20] [--layouts uniform,...]
-//       [--methods brute,indexed] [--strategies replicate,ring,index] [--k 1] [--repeat 5]
+//       [--methods brute,indexed] [--strategies replicate,ring,index,partitioned] [--k 1]
+//       [--repeat 5]
 //       [--machine NAME] [--json FILE]
 //
 // Sizes are log2 of all ranks' observations x references together. The global sets are made of
@@ -10,8 +11,9 @@
 // seed + b); rank r makes blocks r B / P to (r + 1) B / P, so the sets are the same for every P
 // (P must divide B). A record's time is the slowest rank's, the median of the repeats, each
 // started from a barrier; its split (checks, staging, exchange, compute) is the slowest rank's
-// medians of kernwerk::mpi::nearest_timings. Strategy "index" is kernwerk::mpi::distributed_index
-// (method indexed only): built once (its build timed apart, the slowest rank's), then queried.
+// medians of kernwerk::mpi::nearest_timings. Strategies "index" and "partitioned" are
+// kernwerk::mpi::distributed_index (method indexed only) in its automatic layout and partitioned:
+// built once (its build timed apart, the slowest rank's), then queried.
 // With one rank, the single-process kernwerk::nearest on the same sets is timed as well ("single").
 // Before timing, 64 observations of every rank are checked against the float64 brute force over
 // all references; a wrong answer stops the benchmark.
@@ -157,6 +159,7 @@ struct record {
   double median, best, checks, staging, exchange, compute;
   double build = 0;          // the distributed index's build (strategy "index")
   double second_visits = 0;  // its second pass: rank visits per query, over all ranks
+  std::string layout_held;   // its layout
 };
 
 }  // namespace
@@ -215,17 +218,20 @@ int main(int argc, char* argv[]) {
               mpi::nearest_options options;
               options.method = parse_method(method, "--methods");
               options.strategy = strategy == "ring" ? mpi::strategy_kind::ring : mpi::strategy_kind::replicate;
-              if (strategy != "ring" && strategy != "replicate" && strategy != "single" && strategy != "index")
-                throw error("--strategies: '" + strategy + "' is not replicate, ring or index");
-              if (strategy == "index" && method != "indexed") continue;
+              const bool indexed = strategy == "index" || strategy == "partitioned";
+              if (strategy != "ring" && strategy != "replicate" && strategy != "single" && !indexed)
+                throw error("--strategies: '" + strategy + "' is not replicate, ring, index or partitioned");
+              if (indexed && method != "indexed") continue;
               mpi::nearest_timings timings;
               options.timings = &timings;
               std::optional<mpi::distributed_index<space>> index;
               double build = 0;
-              if (strategy == "index") {
+              if (indexed) {
+                mpi::distributed_index_options layout;
+                if (strategy == "partitioned") layout.layout = mpi::index_layout::partitioned;
                 MPI_Barrier(MPI_COMM_WORLD);
                 const auto start = std::chrono::steady_clock::now();
-                index.emplace(space(), MPI_COMM_WORLD, ref);
+                index.emplace(space(), MPI_COMM_WORLD, ref, layout);
                 space().fence();
                 build = slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
               }
@@ -275,9 +281,10 @@ int main(int argc, char* argv[]) {
                 MPI_Allreduce(&visits, &all_visits, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
                 last.build = build;
                 last.second_visits = all_visits / double(n);
+                last.layout_held = mpi::to_string(index->layout());
                 if (rank == 0)
-                  std::printf("distributed index: build %.3f ms, second pass %.3f rank visits a query\n",
-                              1e3 * build, last.second_visits);
+                  std::printf("distributed index (%s): build %.3f ms, second pass %.3f rank visits a query\n",
+                              last.layout_held.c_str(), 1e3 * build, last.second_visits);
               }
               if (rank == 0)
                 std::printf("%-8s %d rank%s %-9s %-8s %-10s %9zu x %-8zu k %-2zu median %9.3f ms  "
@@ -312,8 +319,9 @@ int main(int argc, char* argv[]) {
           << ", \"median_seconds\": " << r.median << ", \"best_seconds\": " << r.best
           << ", \"checks_seconds\": " << r.checks << ", \"staging_seconds\": " << r.staging
           << ", \"exchange_seconds\": " << r.exchange << ", \"compute_seconds\": " << r.compute;
-      if (r.strategy == "index")
-        out << ", \"build_seconds\": " << r.build << ", \"second_pass_visits_per_query\": " << r.second_visits;
+      if (!r.layout_held.empty())
+        out << ", \"index_layout\": \"" << r.layout_held << "\", \"build_seconds\": " << r.build
+            << ", \"second_pass_visits_per_query\": " << r.second_visits;
       out
           << ", \"pairs_per_second\": " << double(r.observations) * double(r.references) / r.median << "}"
           << (e + 1 < records.size() ? "," : "") << "\n";

@@ -21,26 +21,43 @@ namespace {
 using namespace kernwerk;
 using namespace kernwerk::test::mpi_support;
 
-// This rank's queries against the index of every rank's points, and the single-process answer
-// over the concatenated points for the same queries.
 template <class Space>
 void compare_index(const rows& queries, const rows& points, const std::vector<double>& query_weights,
                    const std::vector<double>& point_weights, const std::vector<std::size_t>& ks,
-                   const index_options& options = {}) {
+                   const index_options& metric, mpi::index_layout layout);
+
+// This rank's queries against the index of every rank's points in each layout, and the
+// single-process answer over the concatenated points for the same queries.
+template <class Space>
+void compare_index(const rows& queries, const rows& points, const std::vector<double>& query_weights,
+                   const std::vector<double>& point_weights, const std::vector<std::size_t>& ks,
+                   const index_options& metric = {}) {
+  for (const auto layout : {mpi::index_layout::partitioned, mpi::index_layout::replicated})
+    compare_index<Space>(queries, points, query_weights, point_weights, ks, metric, layout);
+}
+
+template <class Space>
+void compare_index(const rows& queries, const rows& points, const std::vector<double>& query_weights,
+                   const std::vector<double>& point_weights, const std::vector<std::size_t>& ks,
+                   const index_options& metric, mpi::index_layout layout) {
   using memory_space = typename Space::memory_space;
+  const std::string layout_name = mpi::to_string(layout);
+  CAPTURE(layout_name);
   const int rank = rank_here();
   const auto [q0, q1] = share(queries.count(), query_weights, rank);
   const auto [p0, p1] = share(points.count(), point_weights, rank);
   const auto mine = on_space<Space>(queries.slice(q0, q1));
+  mpi::distributed_index_options options{metric, layout};
   const mpi::distributed_index<Space> index(Space(), MPI_COMM_WORLD, on_space<Space>(points.slice(p0, p1)), options);
   CHECK(index.size() == points.count());
+  CHECK(index.layout() == layout);
   std::int64_t held = std::int64_t(index.local_size()), all_held = 0;
   MPI_Allreduce(&held, &all_held, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  CHECK(all_held == std::int64_t(points.count()));
+  CHECK(all_held == std::int64_t(points.count()) * (layout == mpi::index_layout::replicated ? ranks_here() : 1));
   nearest_options single;
-  single.metric = options.metric;
-  single.units = options.units;
-  single.radius = options.radius;
+  single.metric = metric.metric;
+  single.units = metric.units;
+  single.radius = metric.radius;
   for (const std::size_t k : ks) {  // one index, queried for each k
     CAPTURE(k);
     Kokkos::View<std::int64_t**, memory_space> indices("indices", q1 - q0, k), want_indices("want", q1 - q0, k);
@@ -160,12 +177,23 @@ TEST_CASE_TEMPLATE_DEFINE("mpi::distributed_index: bad input on one rank fails o
   Kokkos::View<double**, memory_space> wide_distances("wide", 40, too_many);
   expect([&] { index.nearest(Space(), on_space<Space>(points), wide, wide_distances); }, "indices",
          "neighbours, but points hold " + std::to_string(index.size()));
+  // The automatic layout: replicated where the points fit half the budget, else partitioned.
+  CHECK(index.layout() == mpi::index_layout::replicated);
+  mpi::distributed_index_options small;
+  small.memory_budget = 1024;
+  CHECK(mpi::distributed_index<Space>(Space(), MPI_COMM_WORLD, on_space<Space>(points), small).layout() ==
+        mpi::index_layout::partitioned);
   // The metric differs between ranks.
-  index_options options;
+  mpi::distributed_index_options options;
   if (rank == last && ranks_here() > 1) options.metric = metric_kind::euclidean;
   if (ranks_here() > 1)
     expect([&] { mpi::distributed_index<Space>(Space(), MPI_COMM_WORLD, on_space<Space>(points), options); },
            "options.metric", "differs between ranks");
+  options = {};
+  if (rank == last && ranks_here() > 1) options.layout = mpi::index_layout::partitioned;
+  if (ranks_here() > 1)
+    expect([&] { mpi::distributed_index<Space>(Space(), MPI_COMM_WORLD, on_space<Space>(points), options); },
+           "options.layout", "differs between ranks");
 }
 TEST_CASE_TEMPLATE_APPLY(index_bad_input, kernwerk::test::enabled_spaces);
 

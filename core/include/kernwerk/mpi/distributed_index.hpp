@@ -3,7 +3,13 @@
 /// A spatial index over points spread across MPI ranks, built once and queried many times:
 /// kernwerk::mpi::distributed_index.
 ///
-/// The build repartitions the points between the ranks by a space-filling (Morton) key, so
+/// Two layouts (distributed_index_options::layout):
+/// - replicated, where every rank can hold all points and their index (half the memory budget,
+///   as kernwerk::mpi::nearest's replicate): the build gathers them on every rank, and a query
+///   is a search of the rank's own index, with no message beyond the argument checks;
+/// - partitioned, for points that do not fit one rank, described below.
+///
+/// Partitioned, the build repartitions the points between the ranks by a space-filling (Morton) key, so
 /// that each rank holds one compact region, and each rank builds a kernwerk::spatial_index of
 /// its share. Every rank then knows 16 boxes of every rank's share (the top level of the
 /// distributed tree). A query runs in two passes:
@@ -35,6 +41,27 @@
 
 namespace kernwerk::mpi {
 
+/// How a distributed_index holds the points (see kernwerk/mpi/distributed_index.hpp).
+enum class index_layout {
+  /// replicated where every rank can hold all points and their index in half the memory
+  /// budget (as kernwerk::mpi::nearest's automatic strategy), else partitioned
+  automatic,
+  replicated,   ///< every rank indexes all points; queries stay on their rank
+  partitioned,  ///< each rank indexes a region of them; queries visit the ranks they need
+};
+/// "auto", "replicated" or "partitioned".
+inline const char* to_string(index_layout layout) {
+  return layout == index_layout::replicated ? "replicated" : layout == index_layout::partitioned ? "partitioned" : "auto";
+}
+
+/// Options of kernwerk::mpi::distributed_index: the metric's and the layout.
+struct distributed_index_options : index_options {
+  index_layout layout = index_layout::automatic;  ///< how the points are held
+  /// Bytes of each rank's execution-space memory the automatic layout weighs a replicated
+  /// index against (0: the space's default budget, as kernwerk::nearest's).
+  std::size_t memory_budget = 0;
+};
+
 /// What one call of distributed_index::nearest did on this rank (its `report` argument).
 struct distributed_report {
   /// Queries this rank searched in its share, for any rank, in each pass.
@@ -57,6 +84,9 @@ struct distributed_report {
 /// for the haversine metric, 2 or 3 coordinates for the Euclidean one), any count on each rank,
 /// zero allowed. A point's global index counts the points of lower ranks first, as
 /// kernwerk::mpi::nearest's. Copies share the index; the last one frees it.
+///
+/// Kept between calls, the replicated index makes a call's work the search of the rank's own
+/// queries alone: no exchange and no build.
 template <class ExecutionSpace>
 class distributed_index {
  public:
@@ -69,12 +99,12 @@ class distributed_index {
   /// whose points are bad, before anything is exchanged (as kernwerk::mpi::nearest).
   template <class Points>
   distributed_index(const ExecutionSpace& space, MPI_Comm comm, const Points& points,
-                    const index_options& options = {})
+                    const distributed_index_options& options = {})
       : options_(options) {
     impl::require_point_view<Points>();
     impl::scoped_region region("kernwerk::mpi::distributed_index::build");
     const std::size_t m = points.extent(0);
-    detail::check_same_everywhere(comm, 1, points.extent(1), same_options(), build_fn, "points");
+    detail::check_same_everywhere(comm, 1, points.extent(1), same_options(), build_fn, "points", "options.layout");
     detail::agree(comm, build_fn, [&] {
       impl::check_sphere_options(build_fn, options.units, options.radius, options.metric);
       impl::check_point_shape(build_fn, "points", points, options.metric, true);
@@ -88,6 +118,11 @@ class distributed_index {
     const int dimension = geometry_.dimension;
     const detail::shards counts = detail::gather_counts(*comm_, std::int64_t(m));
     total_ = std::size_t(counts.total);
+    layout_ = choose_layout(options, counts);
+    if (layout_ == index_layout::replicated) {
+      replicate(space, points, counts);
+      return;
+    }
 
     // This rank's points as double rows on the host, their box-space points and keys.
     host_matrix mine("kernwerk::mpi::distributed_index::points", m, dimension);
@@ -147,11 +182,11 @@ class distributed_index {
     impl::require_output_views<Indices, Distances>();
     impl::scoped_region region("kernwerk::mpi::distributed_index::nearest");
     const auto start = std::chrono::steady_clock::now();
+    const std::size_t n = queries.extent(0);
     if (report) *report = {};
     const MPI_Comm comm = *comm_;
-    const std::size_t n = queries.extent(0);
     const std::size_t k = Indices::rank == 2 ? indices.extent(1) : 1;
-    detail::check_same_everywhere(comm, k, queries.extent(1), same_options(), query_fn, "queries");
+    detail::check_same_everywhere(comm, k, queries.extent(1), same_options(), query_fn, "queries", "options.layout");
     detail::agree(comm, query_fn, [&] {
       impl::check_point_shape(query_fn, "queries", queries, options_.metric, true);
       impl::require_same_dimension(query_fn, "queries", queries.extent(1), "the index's points",
@@ -164,6 +199,11 @@ class distributed_index {
     const detail::phase_clock<ExecutionSpace> clock{space, report ? &report->timings : nullptr};
     const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     if (report) report->timings.checks = seconds();
+    if (layout_ == index_layout::replicated) {
+      if (n > 0) clock(&nearest_timings::compute, [&] { local_->nearest(space, queries, indices, distances); });
+      if (report) report->searched[0] = std::int64_t(n), report->timings.total = seconds();
+      return;
+    }
 
     const int ranks = detail::size_of(comm), dimension = geometry_.dimension;
     host_matrix rows("kernwerk::mpi::distributed_index::queries", n, dimension);
@@ -214,12 +254,14 @@ class distributed_index {
 
   /// Points indexed on all ranks.
   std::size_t size() const { return total_; }
-  /// Points this rank holds after the partition.
+  /// Points this rank indexes: all of them where replicated, its region's where partitioned.
   std::size_t local_size() const { return local_->size(); }
+  /// How the points are held.
+  index_layout layout() const { return layout_; }
   /// Coordinates per point.
   int dimension() const { return geometry_.dimension; }
   /// The options it was built with.
-  const index_options& options() const { return options_; }
+  const distributed_index_options& options() const { return options_; }
 
  private:
   static constexpr const char* build_fn = "mpi::distributed_index";
@@ -231,12 +273,48 @@ class distributed_index {
   template <class T>
   using host_unmanaged = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
+  // What must agree between ranks, as kernwerk::mpi::nearest's options carry it.
   nearest_options same_options() const {
     nearest_options same;
     same.metric = options_.metric;
     same.units = options_.units;
     same.radius = options_.radius;
+    same.memory_budget = options_.memory_budget;
+    same.strategy = options_.layout == index_layout::replicated    ? strategy_kind::replicate
+                    : options_.layout == index_layout::partitioned ? strategy_kind::ring
+                                                                   : strategy_kind::automatic;
     return same;
+  }
+
+  index_layout choose_layout(const distributed_index_options& options, const detail::shards& counts) const {
+    const bool fits_one_index = counts.total <= std::numeric_limits<int>::max();
+    if (options.layout == index_layout::replicated && !fits_one_index)
+      throw invalid_argument(build_fn, "options.layout",
+                             "replicated, but " + std::to_string(counts.total) +
+                                 " points are more than one index holds (2^31 - 1)");
+    if (options.layout != index_layout::automatic) return options.layout;
+    nearest_options weighed;
+    weighed.memory_budget = options.memory_budget;
+    return fits_one_index && detail::choose_strategy<ExecutionSpace>(weighed, counts) == strategy_kind::replicate
+               ? index_layout::replicated
+               : index_layout::partitioned;
+  }
+
+  // Every rank's points gathered in rank order on every rank, and indexed there.
+  template <class Points>
+  void replicate(const ExecutionSpace& space, const Points& points, const detail::shards& counts) {
+    const int ranks = detail::size_of(*comm_), rank = detail::rank_of(*comm_);
+    const int dimension = geometry_.dimension;
+    host_matrix all("kernwerk::mpi::distributed_index::all_points", total_, dimension);
+    const auto mine = std::make_pair(std::size_t(counts.offset[rank]), std::size_t(counts.offset[rank] + counts.count[rank]));
+    detail::copy_rows(space, points, Kokkos::subview(all, mine, Kokkos::ALL()));
+    std::vector<int> sizes(ranks), offsets(ranks);
+    for (int r = 0; r < ranks; ++r) sizes[r] = int(counts.count[r]), offsets[r] = int(counts.offset[r]);
+    const detail::point_type point(dimension);
+    detail::check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), sizes.data(),
+                                     offsets.data(), point.type, *comm_),
+                      "MPI_Allgatherv");
+    local_.emplace(space, all, options_);
   }
 
   static std::shared_ptr<MPI_Comm> duplicate(MPI_Comm comm) {
@@ -413,12 +491,14 @@ class distributed_index {
   }
 
   std::shared_ptr<MPI_Comm> comm_;  // a duplicate of the caller's, freed with the last copy
-  index_options options_;
+  distributed_index_options options_;
+  index_layout layout_ = index_layout::partitioned;
   detail::box_space geometry_;
   std::size_t total_ = 0;
-  std::optional<spatial_index<ExecutionSpace>> local_;  // this rank's share
-  Kokkos::View<std::int64_t*, memory_space> global_;    // the global index of each point of it
-  std::vector<detail::box> boxes_;                      // boxes_per_rank of each rank
+  std::optional<spatial_index<ExecutionSpace>> local_;  // this rank's share (all points: replicated)
+  // Partitioned only: the global index of each point of the share, the boxes_per_rank of each rank.
+  Kokkos::View<std::int64_t*, memory_space> global_;
+  std::vector<detail::box> boxes_;
 };
 
 }  // namespace kernwerk::mpi

@@ -121,7 +121,8 @@ void agree(MPI_Comm comm, const char* function, Local&& local) {
 // options, checked for the call `function`.
 inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dimension,
                                   const nearest_options& options, const char* function = fn,
-                                  const char* points = "observations") {
+                                  const char* points = "observations",
+                                  const char* strategy = "options.strategy") {
   const double mine[] = {double(k),
                          double(dimension),
                          double(options.metric),
@@ -135,7 +136,7 @@ inline void check_same_everywhere(MPI_Comm comm, std::size_t k, std::size_t dime
   constexpr int fields = sizeof mine / sizeof mine[0];
   const char* names[fields] = {"indices",           points,                   "options.metric",
                                "options.units",     "options.radius",         "options.method",
-                               "options.implementation", "options.memory_budget", "options.strategy",
+                               "options.implementation", "options.memory_budget", strategy,
                                "options.messages"};
   const char* what[fields] = {"k", "coordinates per point", "", "", "", "", "", "", "", ""};
   const auto text = [](double value) {

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "kernwerk/impl/index/distributed.hpp"
+#include "kernwerk/impl/nearest/distributed.hpp"
 #include "kernwerk/impl/nearest/mpi.hpp"
 #include "kernwerk/mpi/nearest_options.hpp"
 #include "kernwerk/spatial_index.hpp"

@@ -1,5 +1,6 @@
-/* kw_nearest_mpi against kw_nearest on the concatenated sets, run under mpiexec: every strategy,
- * an empty share, and a bad pointer on the last rank failing every rank alike. */
+/* kw_nearest_mpi and kw_distributed_index against kw_nearest on the concatenated sets, run under
+ * mpiexec: every strategy and layout, an empty share, and a bad pointer on the last rank failing
+ * every rank alike. */
 #include <kernwerk_mpi.h>
 
 #include <math.h>
@@ -70,6 +71,43 @@ int main(int argc, char** argv) {
   int untouched = 1;
   for (int i = 0; i < N * K; ++i) untouched = untouched && idx[i] == -1;
   check(untouched, "no output written");
+
+  /* The distributed index, built once in each layout and queried twice. */
+  for (int layout = KW_INDEX_LAYOUT_AUTO; layout <= KW_INDEX_LAYOUT_PARTITIONED; ++layout) {
+    kw_distributed_index* index = NULL;
+    check(kw_distributed_index_create(KW_FLOAT64, KW_MEMORY_HOST, 2, ref + 2 * r0, m, NULL, (kw_index_layout)layout,
+                                      MPI_COMM_WORLD, &index) == KW_SUCCESS,
+          kw_last_error());
+    check(kw_distributed_index_size(index) == M, "kw_distributed_index_size");
+    check(layout == KW_INDEX_LAYOUT_AUTO ? kw_distributed_index_layout(index) != KW_INDEX_LAYOUT_AUTO
+                                         : kw_distributed_index_layout(index) == layout,
+          "kw_distributed_index_layout");
+    for (int again = 0; again < 2; ++again) {
+      memset(idx, 0xff, sizeof idx);
+      check(kw_distributed_index_nearest(index, obs + 2 * o0, n, K, idx, dist) == KW_SUCCESS, kw_last_error());
+      check(memcmp(idx, want_idx, n * K * sizeof(int64_t)) == 0, "index: indices as kw_nearest's");
+      check(memcmp(dist, want_dist, n * K * sizeof(double)) == 0, "index: distances as kw_nearest's");
+    }
+    /* A NULL output on the last rank fails every rank, and nothing is written. */
+    memset(idx, 0xff, sizeof idx);
+    const kw_status bad = kw_distributed_index_nearest(index, obs + 2 * o0, n > 0 ? n : 1, K, idx,
+                                                       rank == size - 1 ? NULL : dist);
+    snprintf(expected, sizeof expected, "kw_distributed_index_nearest: distances: rank %d: is NULL", size - 1);
+    check(bad == KW_INVALID_ARGUMENT, "a NULL output on the last rank fails every rank");
+    check(strstr(kw_last_error(), expected) != NULL, kw_last_error());
+    untouched = 1;
+    for (int i = 0; i < N * K; ++i) untouched = untouched && idx[i] == -1;
+    check(untouched, "index: no output written");
+    check(kw_distributed_index_destroy(index) == KW_SUCCESS, "kw_distributed_index_destroy");
+  }
+  /* A bad layout on the last rank fails every rank. */
+  kw_distributed_index* none = NULL;
+  const kw_status refused = kw_distributed_index_create(KW_FLOAT64, KW_MEMORY_HOST, 2, ref + 2 * r0, m, NULL,
+                                                        (kw_index_layout)(rank == size - 1 ? 7 : 0), MPI_COMM_WORLD,
+                                                        &none);
+  snprintf(expected, sizeof expected, "kw_distributed_index_create: layout: rank %d: is not", size - 1);
+  check(refused == KW_INVALID_ARGUMENT && none == NULL, "a bad layout on the last rank fails every rank");
+  check(strstr(kw_last_error(), expected) != NULL, kw_last_error());
 
   check(kw_finalize() == KW_SUCCESS, "kw_finalize");
   int total = 0;

@@ -1,5 +1,6 @@
 /** \file
- * kw_nearest over MPI ranks (Kernwerk::kernwerk_mpi): the C face of kernwerk::mpi::nearest.
+ * kw_nearest over MPI ranks (Kernwerk::kernwerk_mpi): the C face of kernwerk::mpi::nearest and of
+ * kernwerk::mpi::distributed_index.
  */
 #ifndef KERNWERK_MPI_H
 #define KERNWERK_MPI_H
@@ -44,6 +45,44 @@ kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimensi
                                  int64_t* indices, int64_t distance_rows, int64_t distance_columns,
                                  void* distances, const kw_nearest_options* options, int strategy,
                                  MPI_Fint comm);
+
+/** How a kw_distributed_index holds the points (kernwerk::mpi::index_layout). */
+typedef enum kw_index_layout {
+  KW_INDEX_LAYOUT_AUTO = 0,        /**< replicated where all points and their index fit half the memory budget */
+  KW_INDEX_LAYOUT_REPLICATED = 1,  /**< every rank indexes all points; queries stay on their rank */
+  KW_INDEX_LAYOUT_PARTITIONED = 2, /**< each rank indexes a region; queries visit the ranks they need */
+  KW_ENUM_RANGE(KW_INDEX_LAYOUT)
+} kw_index_layout;
+
+/** An index over the points of every rank of a communicator (kernwerk::mpi::distributed_index). */
+typedef struct kw_distributed_index kw_distributed_index;
+
+/** Collective over comm: builds the index over every rank's points (m rows of dimension
+ * coordinates in memory, any count, zero allowed; a point's global index counts the points of
+ * lower ranks first). options as kw_index_create's (NULL: haversine, radians). type, memory,
+ * dimension, the options and layout must be the same on every rank. A bad argument on any rank
+ * fails the call on every rank with the same status and message, naming the rank. index must
+ * not be NULL on any rank. */
+kw_status kw_distributed_index_create(kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                                      int64_t m, const kw_within_options* options, kw_index_layout layout,
+                                      MPI_Comm comm, kw_distributed_index** index);
+
+/** Collective over the index's communicator: for this rank's n queries, the k nearest points of
+ * all ranks (indices: global; n x k rows, nearest first), exactly kw_nearest over every rank's
+ * points concatenated. k must be the same on every rank; n may be 0. Bad arguments on any rank
+ * fail every rank alike, and nothing is written. The index must be a valid handle on every
+ * rank (a NULL one fails only the rank that passes it). */
+kw_status kw_distributed_index_nearest(const kw_distributed_index* index, const void* queries, int64_t n,
+                                       int64_t k, int64_t* indices, void* distances);
+
+/** Points indexed on all ranks (0 for NULL). */
+int64_t kw_distributed_index_size(const kw_distributed_index* index);
+
+/** The layout the index holds (KW_INDEX_LAYOUT_AUTO for NULL). */
+kw_index_layout kw_distributed_index_layout(const kw_distributed_index* index);
+
+/** Frees the index (NULL is fine). Not collective. */
+kw_status kw_distributed_index_destroy(kw_distributed_index* index);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,12 @@
-// kw_nearest_mpi: the C face of kernwerk::mpi::nearest. Its own argument checks are agreed on by
-// every rank before the collective call, so that a bad pointer on one rank fails them all.
+// kw_nearest_mpi and kw_distributed_index: the C face of kernwerk::mpi::nearest and of
+// kernwerk::mpi::distributed_index. Their own argument checks are agreed on by every rank before
+// the collective call, so that a bad pointer on one rank fails them all.
 #include "kernwerk_mpi.h"
 
+#include <memory>
+
 #include "c_api_support.hpp"
+#include "kernwerk/mpi/distributed_index.hpp"
 #include "kernwerk/mpi/nearest.hpp"
 
 using namespace kernwerk::c_api;
@@ -49,6 +53,23 @@ kw_status nearest_mpi(const char* fn, kw_type type, kw_memory memory, int64_t di
 
 }  // namespace
 
+// The index on the host execution space or on the default one, by the memory of its points.
+struct kw_distributed_index {
+  kw_type type;
+  kw_memory memory;
+  int64_t dimension;
+  std::unique_ptr<kernwerk::mpi::distributed_index<Kokkos::DefaultHostExecutionSpace>> host;
+  std::unique_ptr<kernwerk::mpi::distributed_index<Kokkos::DefaultExecutionSpace>> device;
+
+  template <class T, class Space>
+  auto rows(const void* data, int64_t count) const {
+    using view = Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
+    return view(static_cast<const T*>(data), size_t(count), size_t(dimension));
+  }
+  // The index's own communicator, on which the ranks agree on a query's arguments.
+  MPI_Comm communicator() const { return host ? host->communicator() : device->communicator(); }
+};
+
 extern "C" {
 
 kw_status kw_initialize_mpi(MPI_Comm comm) {
@@ -89,6 +110,94 @@ kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimensi
             "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
                 ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
   });
+}
+
+kw_status kw_distributed_index_create(kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                                      int64_t m, const kw_within_options* options, kw_index_layout layout,
+                                      MPI_Comm comm, kw_distributed_index** index) {
+  constexpr const char* fn = "kw_distributed_index_create";
+  return guarded(fn, [&] {
+    kernwerk::mpi::distributed_index_options cpp;
+    kernwerk::mpi::detail::agree(comm, fn, [&] {
+      require(index != nullptr, fn, "index", "is NULL");
+      require_points(fn, memory, dimension, "points", points, m, "m");
+      static_cast<kernwerk::index_options&>(cpp) = index_options_of(fn, options);
+      require(layout >= KW_INDEX_LAYOUT_AUTO && layout <= KW_INDEX_LAYOUT_PARTITIONED, fn, "layout",
+              "is not KW_INDEX_LAYOUT_AUTO, KW_INDEX_LAYOUT_REPLICATED or KW_INDEX_LAYOUT_PARTITIONED");
+      cpp.layout = kernwerk::mpi::index_layout(layout);
+      with_space(fn, memory, [](auto) {});
+      with_type(fn, type, [](auto) {});
+    });
+    auto made = std::make_unique<kw_distributed_index>();
+    made->type = type;
+    made->memory = memory;
+    made->dimension = dimension;
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
+                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
+        refuse_foreign_thread(fn, "an index is built and queried there");
+      } else {
+        with_type(fn, type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          auto built = std::make_unique<kernwerk::mpi::distributed_index<Space>>(
+              space, comm, made->template rows<T, Space>(points, m), cpp);
+          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
+          else made->device = std::move(built);
+        });
+      }
+    });
+    *index = made.release();
+  });
+}
+
+kw_status kw_distributed_index_nearest(const kw_distributed_index* index, const void* queries, int64_t n,
+                                       int64_t k, int64_t* indices, void* distances) {
+  constexpr const char* fn = "kw_distributed_index_nearest";
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    kernwerk::mpi::detail::agree(index->communicator(), fn, [&] {
+      require_points(fn, index->memory, index->dimension, "queries", queries, n, "n");
+      require(k >= 1, fn, "k", "must be at least 1, got " + std::to_string(k));
+      require_pointer(fn, "indices", indices, n);
+      require_pointer(fn, "distances", distances, n);
+      require_location(fn, "indices", indices, index->memory);
+      require_location(fn, "distances", distances, index->memory);
+    });
+    const auto query = [&](const auto& built) {
+      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
+      using memory_space = typename Space::memory_space;
+      with_type(fn, index->type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        built.nearest(Space(), index->template rows<T, Space>(queries, n),
+                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          indices, n, k),
+                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          static_cast<T*>(distances), n, k));
+      });
+    };
+    if (index->host) query(*index->host);
+    else query(*index->device);
+  });
+}
+
+int64_t kw_distributed_index_size(const kw_distributed_index* index) {
+  return index ? int64_t(index->host ? index->host->size() : index->device->size()) : 0;
+}
+
+kw_index_layout kw_distributed_index_layout(const kw_distributed_index* index) {
+  if (!index) return KW_INDEX_LAYOUT_AUTO;
+  return kw_index_layout(index->host ? index->host->layout() : index->device->layout());
+}
+
+kw_status kw_distributed_index_destroy(kw_distributed_index* index) {
+  if (!index) return KW_SUCCESS;
+  // The index's memory belongs to Kokkos: after kw_finalize it cannot be given back.
+  if (!Kokkos::is_initialized())
+    return fail(KW_NOT_INITIALIZED,
+                "kw_distributed_index_destroy: Kokkos was finalised first; destroy indexes before kw_finalize");
+  delete index;
+  return KW_SUCCESS;
 }
 
 }  // extern "C"

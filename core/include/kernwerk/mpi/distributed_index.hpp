@@ -258,6 +258,8 @@ class distributed_index {
   std::size_t local_size() const { return local_->size(); }
   /// How the points are held.
   index_layout layout() const { return layout_; }
+  /// The index's own duplicate of the communicator it was built over.
+  MPI_Comm communicator() const { return *comm_; }
   /// Coordinates per point.
   int dimension() const { return geometry_.dimension; }
   /// The options it was built with.

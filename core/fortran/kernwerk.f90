@@ -5,15 +5,15 @@
 !! host_data) and run on the GPU with no transfers.
 
 !> What the Fortran modules kernwerk and kernwerk_mpi share: the last error's message, the
-!! handling of a status (`stat` or a stop), the C struct of nearest-neighbour options
-!! (kw_nearest_options) and its filling from the procedures' optional arguments. Use module
-!! kernwerk; this one is its workings.
+!! handling of a status (`stat` or a stop), the C structs of nearest-neighbour and index options
+!! (kw_nearest_options, kw_within_options) and their filling from the procedures' optional
+!! arguments. Use module kernwerk; this one is its workings.
 module kernwerk_support
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: real64
   implicit none
   private
-  public :: kw_last_error, finish, nearest_options_c, options_of
+  public :: kw_last_error, finish, nearest_options_c, options_of, within_options_c, within_options_of
 
   !> kw_nearest_options of kernwerk.h.
   type, bind(C) :: nearest_options_c
@@ -23,6 +23,13 @@ module kernwerk_support
     integer(c_int) :: method          !< 0 auto, 1 brute, 2 indexed
     integer(c_int) :: implementation  !< 0 auto, 1 generic, 2 tuned
     integer(c_int64_t) :: memory_budget  !< bytes; 0: the library's default
+  end type
+
+  !> kw_within_options of kernwerk.h (the options of an index and of a radius search).
+  type, bind(C) :: within_options_c
+    integer(c_int) :: metric, degrees
+    real(c_double) :: radius
+    integer(c_int) :: order, distances
   end type
 
   interface
@@ -74,6 +81,16 @@ contains
       if (euclidean) options%metric = 1
     end if
     if (present(radius)) options%radius = radius
+  end function
+
+  !> The C options of an index's or a radius search's optional arguments.
+  function within_options_of(degrees, radius, euclidean) result(options)
+    logical, intent(in), optional :: degrees, euclidean
+    real(real64), intent(in), optional :: radius
+    type(within_options_c) :: options
+    type(nearest_options_c) :: nearest
+    nearest = options_of(degrees, radius, euclidean)
+    options = within_options_c(nearest%metric, nearest%degrees, nearest%radius, 0, 1)
   end function
 
 end module kernwerk_support
@@ -197,12 +214,6 @@ module kernwerk
     integer(c_int) :: type = KW_FLOAT64     !< KW_FLOAT32 or KW_FLOAT64, of its points
     integer(c_int) :: memory = 0            !< host (0) or device (1) memory
     integer(int64) :: dimension = 0         !< coordinates per point
-  end type
-
-  type, bind(C) :: within_options_c  ! kw_within_options
-    integer(c_int) :: metric, degrees
-    real(c_double) :: radius
-    integer(c_int) :: order, distances
   end type
 
   type, bind(C) :: dbscan_options_c  ! kw_dbscan_options
@@ -624,16 +635,6 @@ contains
       if (.not. (radius > 0 .and. radius <= huge(radius))) &
         status = invalid(fn, "radius", "must be positive and finite")
     end if
-  end function
-
-  ! The C options of a radius search's optional arguments.
-  function within_options_of(degrees, radius, euclidean) result(options)
-    logical, intent(in), optional :: degrees, euclidean
-    real(real64), intent(in), optional :: radius
-    type(within_options_c) :: options
-    type(nearest_options_c) :: nearest
-    nearest = options_of(degrees, radius, euclidean)
-    options = within_options_c(nearest%metric, nearest%degrees, nearest%radius, 0, 1)
   end function
 
   ! `options` with kw_within's rows: in any order where any_order is .true., the distances

@@ -75,6 +75,19 @@ kw_status kw_distributed_index_create(kw_type type, kw_memory memory, int64_t di
 kw_status kw_distributed_index_nearest(const kw_distributed_index* index, const void* queries, int64_t n,
                                        int64_t k, int64_t* indices, void* distances);
 
+/** For the Fortran module kernwerk_mpi: kw_distributed_index_create on host arrays with a
+ * Fortran communicator (MPI_Comm_f2c). */
+kw_status kw_distributed_index_create_fortran(kw_type type, int64_t dimension, const void* points, int64_t m,
+                                              const kw_within_options* options, int layout, MPI_Fint comm,
+                                              kw_distributed_index** index);
+
+/** For the Fortran module kernwerk_mpi: kw_distributed_index_nearest with the queries' kind and
+ * the array shapes, checked on every rank alike. */
+kw_status kw_distributed_index_nearest_fortran(const kw_distributed_index* index, kw_type type,
+                                               int64_t dimension, const void* queries, int64_t n, int64_t k,
+                                               int64_t index_columns, int64_t* indices, int64_t distance_rows,
+                                               int64_t distance_columns, void* distances);
+
 /** Points indexed on all ranks (0 for NULL). */
 int64_t kw_distributed_index_size(const kw_distributed_index* index);
 

@@ -70,6 +70,81 @@ struct kw_distributed_index {
   MPI_Comm communicator() const { return host ? host->communicator() : device->communicator(); }
 };
 
+namespace {
+
+// kw_distributed_index_create (its Fortran face too).
+kw_status create_index(const char* fn, kw_type type, kw_memory memory, int64_t dimension, const void* points,
+                       int64_t m, const kw_within_options* options, kw_index_layout layout, MPI_Comm comm,
+                       kw_distributed_index** index) {
+  return guarded(fn, [&] {
+    kernwerk::mpi::distributed_index_options cpp;
+    kernwerk::mpi::detail::agree(comm, fn, [&] {
+      require(index != nullptr, fn, "index", "is NULL");
+      require_points(fn, memory, dimension, "points", points, m, "m");
+      static_cast<kernwerk::index_options&>(cpp) = index_options_of(fn, options);
+      require(layout >= KW_INDEX_LAYOUT_AUTO && layout <= KW_INDEX_LAYOUT_PARTITIONED, fn, "layout",
+              "is not KW_INDEX_LAYOUT_AUTO, KW_INDEX_LAYOUT_REPLICATED or KW_INDEX_LAYOUT_PARTITIONED");
+      cpp.layout = kernwerk::mpi::index_layout(layout);
+      with_space(fn, memory, [](auto) {});
+      with_type(fn, type, [](auto) {});
+    });
+    auto made = std::make_unique<kw_distributed_index>();
+    made->type = type;
+    made->memory = memory;
+    made->dimension = dimension;
+    with_space(fn, memory, [&](auto space) {
+      using Space = decltype(space);
+      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
+                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
+        refuse_foreign_thread(fn, "an index is built and queried there");
+      } else {
+        with_type(fn, type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          auto built = std::make_unique<kernwerk::mpi::distributed_index<Space>>(
+              space, comm, made->template rows<T, Space>(points, m), cpp);
+          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
+          else made->device = std::move(built);
+        });
+      }
+    });
+    *index = made.release();
+  });
+}
+
+// kw_distributed_index_nearest, with `shapes` (the Fortran module's) among the agreed checks.
+template <class Shapes>
+kw_status index_nearest(const char* fn, const kw_distributed_index* index, const void* queries, int64_t n,
+                        int64_t k, int64_t* indices, void* distances, const Shapes& shapes) {
+  return guarded(fn, [&] {
+    require(index != nullptr, fn, "index", "is NULL");
+    kernwerk::mpi::detail::agree(index->communicator(), fn, [&] {
+      shapes();
+      require_points(fn, index->memory, index->dimension, "queries", queries, n, "n");
+      require(k >= 1, fn, "k", "must be at least 1, got " + std::to_string(k));
+      require_pointer(fn, "indices", indices, n);
+      require_pointer(fn, "distances", distances, n);
+      require_location(fn, "indices", indices, index->memory);
+      require_location(fn, "distances", distances, index->memory);
+    });
+    const auto query = [&](const auto& built) {
+      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
+      using memory_space = typename Space::memory_space;
+      with_type(fn, index->type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        built.nearest(Space(), index->template rows<T, Space>(queries, n),
+                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          indices, n, k),
+                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                          static_cast<T*>(distances), n, k));
+      });
+    };
+    if (index->host) query(*index->host);
+    else query(*index->device);
+  });
+}
+
+}  // namespace
+
 extern "C" {
 
 kw_status kw_initialize_mpi(MPI_Comm comm) {
@@ -115,69 +190,39 @@ kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimensi
 kw_status kw_distributed_index_create(kw_type type, kw_memory memory, int64_t dimension, const void* points,
                                       int64_t m, const kw_within_options* options, kw_index_layout layout,
                                       MPI_Comm comm, kw_distributed_index** index) {
-  constexpr const char* fn = "kw_distributed_index_create";
-  return guarded(fn, [&] {
-    kernwerk::mpi::distributed_index_options cpp;
-    kernwerk::mpi::detail::agree(comm, fn, [&] {
-      require(index != nullptr, fn, "index", "is NULL");
-      require_points(fn, memory, dimension, "points", points, m, "m");
-      static_cast<kernwerk::index_options&>(cpp) = index_options_of(fn, options);
-      require(layout >= KW_INDEX_LAYOUT_AUTO && layout <= KW_INDEX_LAYOUT_PARTITIONED, fn, "layout",
-              "is not KW_INDEX_LAYOUT_AUTO, KW_INDEX_LAYOUT_REPLICATED or KW_INDEX_LAYOUT_PARTITIONED");
-      cpp.layout = kernwerk::mpi::index_layout(layout);
-      with_space(fn, memory, [](auto) {});
-      with_type(fn, type, [](auto) {});
-    });
-    auto made = std::make_unique<kw_distributed_index>();
-    made->type = type;
-    made->memory = memory;
-    made->dimension = dimension;
-    with_space(fn, memory, [&](auto space) {
-      using Space = decltype(space);
-      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
-                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
-        refuse_foreign_thread(fn, "an index is built and queried there");
-      } else {
-        with_type(fn, type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          auto built = std::make_unique<kernwerk::mpi::distributed_index<Space>>(
-              space, comm, made->template rows<T, Space>(points, m), cpp);
-          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
-          else made->device = std::move(built);
-        });
-      }
-    });
-    *index = made.release();
-  });
+  return create_index("kw_distributed_index_create", type, memory, dimension, points, m, options, layout, comm,
+                      index);
+}
+
+kw_status kw_distributed_index_create_fortran(kw_type type, int64_t dimension, const void* points, int64_t m,
+                                              const kw_within_options* options, int layout, MPI_Fint comm,
+                                              kw_distributed_index** index) {
+  return create_index("kw_distributed_index_create", type, KW_MEMORY_HOST, dimension, points, m, options,
+                      kw_index_layout(layout), MPI_Comm_f2c(comm), index);
 }
 
 kw_status kw_distributed_index_nearest(const kw_distributed_index* index, const void* queries, int64_t n,
                                        int64_t k, int64_t* indices, void* distances) {
+  return index_nearest("kw_distributed_index_nearest", index, queries, n, k, indices, distances, [] {});
+}
+
+kw_status kw_distributed_index_nearest_fortran(const kw_distributed_index* index, kw_type type,
+                                               int64_t dimension, const void* queries, int64_t n, int64_t k,
+                                               int64_t index_columns, int64_t* indices, int64_t distance_rows,
+                                               int64_t distance_columns, void* distances) {
   constexpr const char* fn = "kw_distributed_index_nearest";
-  return guarded(fn, [&] {
-    require(index != nullptr, fn, "index", "is NULL");
-    kernwerk::mpi::detail::agree(index->communicator(), fn, [&] {
-      require_points(fn, index->memory, index->dimension, "queries", queries, n, "n");
-      require(k >= 1, fn, "k", "must be at least 1, got " + std::to_string(k));
-      require_pointer(fn, "indices", indices, n);
-      require_pointer(fn, "distances", distances, n);
-      require_location(fn, "indices", indices, index->memory);
-      require_location(fn, "distances", distances, index->memory);
-    });
-    const auto query = [&](const auto& built) {
-      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
-      using memory_space = typename Space::memory_space;
-      with_type(fn, index->type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        built.nearest(Space(), index->template rows<T, Space>(queries, n),
-                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          indices, n, k),
-                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          static_cast<T*>(distances), n, k));
-      });
-    };
-    if (index->host) query(*index->host);
-    else query(*index->device);
+  return index_nearest(fn, index, queries, n, k, indices, distances, [&] {
+    require(type == index->type, fn, "queries",
+            std::string("are of another kind than the index's points (") +
+                (index->type == KW_FLOAT32 ? "real32" : "real64") + ")");
+    require(dimension == index->dimension, fn, "queries",
+            std::to_string(dimension) + " coordinates per point, the index's points have " +
+                std::to_string(index->dimension));
+    require(index_columns == n, fn, "indices",
+            "has " + std::to_string(index_columns) + " columns for " + std::to_string(n) + " queries");
+    require(distance_rows == k && distance_columns == n, fn, "distances",
+            "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
+                ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
   });
 }
 

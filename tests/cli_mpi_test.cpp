@@ -1,5 +1,5 @@
 // kernwerk nearest under mpiexec: the same output file as one process, byte for byte, for every
-// point file kind, both strategies, uneven and empty shares; failures on one rank's share fail
+// point file kind, every strategy, uneven and empty shares; failures on one rank's share fail
 // the run once, with the single run's message, and leave no output.
 #include <doctest/doctest.h>
 
@@ -45,7 +45,7 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 
 TEST_CASE("cli under mpiexec: the single run's output, byte for byte") {
   const std::vector<std::string> kinds = {"f64", "csv", "f32", "npy"};  // npy: .npy out too
-  const std::vector<std::string> strategies = {"auto", "ring", "replicate"};
+  const std::vector<std::string> strategies = {"auto", "ring", "replicate", "partitioned"};
   // Ties (duplicates), the poles and the date line (polar), clustered and banded references.
   const std::vector<std::string> layout_names = {"uniform", "duplicates", "polar", "cap-1e-5", "tracks"};
   for (std::size_t l = 0; l < layout_names.size(); ++l) {
@@ -99,7 +99,7 @@ TEST_CASE("cli under mpiexec: empty shares, one reference, more ranks than point
     const auto single = s.run(common + s.path("single.csv"));
     INFO(single.err);
     REQUIRE(single.status == 0);
-    for (const std::string strategy : {"ring", "replicate"}) {
+    for (const std::string strategy : {"ring", "replicate", "partitioned"}) {
       CAPTURE(strategy);
       const auto run = s.run(common + s.path("ranks.csv") + " --strategy " + strategy, launcher(4));
       INFO(run.err);
@@ -131,6 +131,8 @@ TEST_CASE("cli under mpiexec: a failure on one rank fails the run once, and writ
       {"--obs " + ref + " --ref " + ref + " --out " + s.dir, "is a folder"},
       {"--obs " + ref + " --ref " + ref + " --out /dev/full", "/dev/full: write error"},
       {"--obs " + ref + " --ref " + ref + " --out " + out + " --strategy fast", "--strategy: 'fast'", 2},
+      {"--obs " + ref + " --ref " + ref + " --out " + out + " --strategy partitioned --method brute",
+       "--method: the partitioned strategy searches an index", 2},
   };
   for (const auto& bad : cases) {
     CAPTURE(bad.arguments);

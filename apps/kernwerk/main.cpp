@@ -28,7 +28,7 @@ const command_help commands[] = {
      "  nearest --obs FILE --ref FILE --out FILE [--out-format csv|npy] [--degrees]\n"
      "          [--metric haversine|euclidean] [--radius R] [--dim 2|3] [--k K]\n"
      "          [--method auto|brute|indexed] [--implementation auto|generic|tuned]\n"
-     "          [--backend serial|openmp|cuda|hip] [--strategy auto|replicate|ring]\n"
+     "          [--backend serial|openmp|cuda|hip] [--strategy auto|replicate|ring|partitioned]\n"
      "      For each observation, the K (default 1, at most 32) nearest reference points, nearest\n"
      "      first: CSV 'index,distance' out (index_0,distance_0,... for K > 1), or with an --out\n"
      "      named *.npy (or --out-format npy) a NumPy array of shape (observations, K) and dtype\n"
@@ -41,7 +41,8 @@ const command_help commands[] = {
      "      --dim gives the coordinates per point of euclidean files (default 2).\n"
      "      Under an MPI launcher (mpirun -np P kernwerk nearest ...) the ranks share the work,\n"
      "      one GPU each, and write the same output as one process; --strategy forces how the\n"
-     "      references meet: copied to every rank (replicate) or passed around (ring).\n"},
+     "      references meet: copied to every rank (replicate), passed around (ring), or spread\n"
+     "      over the ranks by region in a distributed index (partitioned).\n"},
     {"within",
      "  within --queries FILE --points FILE --distance D --out FILE [--degrees]\n"
      "         [--metric haversine|euclidean] [--radius R] [--dim 2|3] [--backend B]\n"

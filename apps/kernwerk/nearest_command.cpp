@@ -1,8 +1,9 @@
 // kernwerk nearest: the k nearest reference points of every observation, from point files to a
 // CSV or .npy file. Started by an MPI launcher (mpirun -np P kernwerk nearest ...), the ranks share the
 // work: each reads its share of a binary file (rank 0 reads a CSV file and scatters it), all
-// search together (kernwerk::mpi::nearest), and rank 0 writes the one output, the same bytes as
-// a single process writes.
+// search together (kernwerk::mpi::nearest, or kernwerk::mpi::distributed_index's partitioned
+// layout with --strategy partitioned), and rank 0 writes the one output, the same bytes as a
+// single process writes.
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "point_file.hpp"
 #include "process_group.hpp"
 #ifdef KERNWERK_CLI_MPI
+#include "kernwerk/mpi/distributed_index.hpp"
 #include "kernwerk/mpi/nearest.hpp"
 #endif
 
@@ -95,12 +97,16 @@ int run_nearest(const arguments& args, const process_group& group) {
     throw usage_error("--obs, --ref: only one of them can be standard input ('-')");
 #ifdef KERNWERK_CLI_MPI
   const std::string strategy_name = args.text("--strategy", "auto");
+  // partitioned: the references spread over the ranks by region in a distributed index.
+  const bool partitioned = strategy_name == "partitioned";
   const mpi::strategy_kind strategy_option =
-      strategy_name == "auto"        ? mpi::strategy_kind::automatic
-      : strategy_name == "replicate" ? mpi::strategy_kind::replicate
-      : strategy_name == "ring"      ? mpi::strategy_kind::ring
-                                     : throw usage_error("--strategy: '" + strategy_name +
-                                                   "' is not auto, replicate or ring");
+      strategy_name == "auto" || partitioned ? mpi::strategy_kind::automatic
+      : strategy_name == "replicate"         ? mpi::strategy_kind::replicate
+      : strategy_name == "ring"              ? mpi::strategy_kind::ring
+                                             : throw usage_error("--strategy: '" + strategy_name +
+                                                                 "' is not auto, replicate, ring or partitioned");
+  if (partitioned && options.method == method_kind::brute)
+    throw usage_error("--method: the partitioned strategy searches an index, not by brute force");
 #else
   if (args.has("--strategy"))
     throw usage_error("--strategy: this kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
@@ -134,6 +140,18 @@ int run_nearest(const arguments& args, const process_group& group) {
             return host_matrix<double>(distances.data() + first * k, last - first, k);
           };
 #ifdef KERNWERK_CLI_MPI
+          if (group.distributed() && partitioned) {
+            mpi::distributed_index_options layout;
+            static_cast<index_options&>(layout) = {options.metric, options.units, options.radius};
+            layout.layout = mpi::index_layout::partitioned;
+            group.together([&] {
+              const mpi::distributed_index<decltype(space)> index(space, MPI_COMM_WORLD, ref, layout);
+              index.nearest(space, obs, out_indices(0, n), out_distances(0, n));
+            });
+            report = {method_kind::indexed, "a distributed index"};
+            strategy = strategy_name;
+            return;
+          }
           if (group.distributed()) {
             mpi::nearest_options distributed;
             static_cast<nearest_options&>(distributed) = options;
@@ -158,7 +176,7 @@ int run_nearest(const arguments& args, const process_group& group) {
   };
   // The library's arguments are the tool's options.
   naming_options({{"observations", "--obs"}, {"references", "--ref"}, {"indices", "--k"},
-                  {"options.radius", "--radius"}},
+                  {"options.radius", "--radius"}, {"queries", "--obs"}, {"points", "--ref"}},
                  compute);
   bar.done();
   const double elapsed = seconds_since(start);

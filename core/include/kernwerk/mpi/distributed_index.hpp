@@ -124,34 +124,46 @@ class distributed_index {
       return;
     }
 
+    // Each rank's own work between two collective steps runs within agree: a rank that fails
+    // there (its memory exhausted) fails every rank, as a bad argument does.
     // This rank's points as double rows on the host, their box-space points and keys.
-    host_matrix mine("kernwerk::mpi::distributed_index::points", m, dimension);
-    detail::copy_rows(space, points, mine);
+    host_matrix mine;
+    detail::agree(*comm_, build_fn, [&] {
+      mine = host_matrix("kernwerk::mpi::distributed_index::points", m, dimension);
+      detail::copy_rows(space, points, mine);
+    });
     const detail::morton_keys keys = key_box(mine);
-    std::vector<detail::partition_key> placed(m);
-    Kokkos::parallel_for("kernwerk::mpi::partition_keys", detail::host_policy(0, std::int64_t(m)),
-                         [&](std::int64_t j) {
-                           placed[j] = {keys(geometry_.of(&mine(j, 0))), counts.offset[rank] + j};
-                         });
+    std::vector<detail::partition_key> placed;
+    detail::agree(*comm_, build_fn, [&] {
+      placed.resize(m);
+      Kokkos::parallel_for("kernwerk::mpi::partition_keys", detail::host_policy(0, std::int64_t(m)),
+                           [&](std::int64_t j) {
+                             placed[j] = {keys(geometry_.of(&mine(j, 0))), counts.offset[rank] + j};
+                           });
+    });
     const std::vector<detail::partition_key> splitters = choose_splitters(placed, counts);
 
     // Each point to the rank of its key range, in global order (so that each rank's share
     // stays in global order and its ties agree with the global ones).
-    std::vector<int> destination(m);
     std::vector<std::int64_t> going(ranks, 0);
-    for (std::size_t j = 0; j < m; ++j) {
-      destination[j] = int(std::upper_bound(splitters.begin(), splitters.end(), placed[j]) - splitters.begin());
-      ++going[destination[j]];
-    }
-    std::vector<std::int64_t> at(ranks, 0);
-    std::partial_sum(going.begin(), going.end() - 1, at.begin() + 1);
-    std::vector<double> send_points(m * dimension);
-    std::vector<std::int64_t> send_global(m);
-    for (std::size_t j = 0; j < m; ++j) {
-      const std::int64_t to = at[destination[j]]++;
-      std::copy_n(&mine(j, 0), dimension, &send_points[to * dimension]);
-      send_global[to] = placed[j].global;
-    }
+    std::vector<double> send_points;
+    std::vector<std::int64_t> send_global;
+    detail::agree(*comm_, build_fn, [&] {
+      std::vector<int> destination(m);
+      for (std::size_t j = 0; j < m; ++j) {
+        destination[j] = int(std::upper_bound(splitters.begin(), splitters.end(), placed[j]) - splitters.begin());
+        ++going[destination[j]];
+      }
+      std::vector<std::int64_t> at(ranks, 0);
+      std::partial_sum(going.begin(), going.end() - 1, at.begin() + 1);
+      send_points.resize(m * dimension);
+      send_global.resize(m);
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::int64_t to = at[destination[j]]++;
+        std::copy_n(&mine(j, 0), dimension, &send_points[to * dimension]);
+        send_global[to] = placed[j].global;
+      }
+    });
     const detail::exchange_plan plan(*comm_, going, build_fn, "points");
     const detail::point_type point(dimension);
     std::vector<double> share = plan.run(*comm_, send_points.data(), point.type, dimension);
@@ -159,14 +171,21 @@ class distributed_index {
     const std::size_t held = share_global.size();
 
     const host_matrix share_rows(share.data(), held, dimension);
-    local_.emplace(space, share_rows, options);
-    global_ = Kokkos::View<std::int64_t*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::distributed_index::global"), held);
-    Kokkos::deep_copy(space, global_,
-                      Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                          share_global.data(), held));
-    publish_boxes(share_rows, keys, ranks);
-    space.fence();
+    std::vector<detail::box> boxes;
+    detail::agree(*comm_, build_fn, [&] {
+      local_.emplace(space, share_rows, options);
+      global_ = Kokkos::View<std::int64_t*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::distributed_index::global"), held);
+      Kokkos::deep_copy(space, global_,
+                        Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            share_global.data(), held));
+      boxes = boxes_of(share_rows, keys);
+      space.fence();
+    });
+    boxes_.resize(std::size_t(ranks) * boxes_per_rank);
+    const detail::contiguous_type boxes_type(int(boxes_per_rank * sizeof(detail::box) / sizeof(double)), MPI_DOUBLE);
+    detail::check_mpi(MPI_Allgather(boxes.data(), 1, boxes_type.type, boxes_.data(), 1, boxes_type.type, *comm_),
+                      "MPI_Allgather");
   }
 
   /// For this rank's queries, the k nearest points of all ranks: global indices and distances
@@ -199,56 +218,69 @@ class distributed_index {
     const detail::phase_clock<ExecutionSpace> clock{space, report ? &report->timings : nullptr};
     const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     if (report) report->timings.checks = seconds();
+    // Each rank's own work runs within agree: a rank that fails there fails every rank.
     if (layout_ == index_layout::replicated) {
-      if (n > 0) clock(&nearest_timings::compute, [&] { local_->nearest(space, queries, indices, distances); });
+      detail::agree(comm, query_fn, [&] {
+        if (n > 0) clock(&nearest_timings::compute, [&] { local_->nearest(space, queries, indices, distances); });
+      });
       if (report) report->searched[0] = std::int64_t(n), report->timings.total = seconds();
       return;
     }
 
     const int ranks = detail::size_of(comm), dimension = geometry_.dimension;
-    host_matrix rows("kernwerk::mpi::distributed_index::queries", n, dimension);
-    clock(&nearest_timings::staging, [&] { detail::copy_rows(space, queries, rows); });
-    std::vector<detail::box_point> at(n);
-    std::vector<int> first(n);
-    Kokkos::parallel_for("kernwerk::mpi::first_rank", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
-      at[i] = geometry_.of(&rows(i, 0));
-      double nearest = std::numeric_limits<double>::infinity();
-      first[i] = -1;
-      for (int r = 0; r < ranks; ++r)
-        if (const double bound = rank_bound(r, at[i]); bound < nearest) nearest = bound, first[i] = r;
-    });
-    detail::best_lists best(n, k);
+    host_matrix rows;
+    std::vector<detail::box_point> at;
+    std::vector<int> first;
+    detail::best_lists best(0, k);
     std::vector<std::vector<std::int64_t>> visits(ranks);
-    for (std::size_t i = 0; i < n; ++i) visits[first[i]].push_back(std::int64_t(i));
+    detail::agree(comm, query_fn, [&] {
+      rows = host_matrix("kernwerk::mpi::distributed_index::queries", n, dimension);
+      clock(&nearest_timings::staging, [&] { detail::copy_rows(space, queries, rows); });
+      at.resize(n);
+      first.resize(n);
+      Kokkos::parallel_for("kernwerk::mpi::first_rank", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
+        at[i] = geometry_.of(&rows(i, 0));
+        double nearest = std::numeric_limits<double>::infinity();
+        first[i] = -1;
+        for (int r = 0; r < ranks; ++r)
+          if (const double bound = rank_bound(r, at[i]); bound < nearest) nearest = bound, first[i] = r;
+      });
+      best = detail::best_lists(n, k);
+      for (std::size_t i = 0; i < n; ++i) visits[first[i]].push_back(std::int64_t(i));
+    });
     visit(space, clock, rows, visits, best, report ? &report->searched[0] : nullptr);
 
     // The second pass: every other rank that may hold a nearer point than the k-th found.
-    std::vector<char> wanted(n * ranks, 0);
-    Kokkos::parallel_for("kernwerk::mpi::second_ranks", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
-      const double reach = geometry_.reach(best.worst(i));
-      for (int r = 0; r < ranks; ++r) {
-        const double bound = rank_bound(r, at[i]);  // infinite where r holds no points
-        wanted[i * ranks + r] = r != first[i] && bound <= reach && bound < std::numeric_limits<double>::infinity();
-      }
+    detail::agree(comm, query_fn, [&] {
+      std::vector<char> wanted(n * ranks, 0);
+      Kokkos::parallel_for("kernwerk::mpi::second_ranks", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
+        const double reach = geometry_.reach(best.worst(i));
+        for (int r = 0; r < ranks; ++r) {
+          const double bound = rank_bound(r, at[i]);  // infinite where r holds no points
+          wanted[i * ranks + r] = r != first[i] && bound <= reach && bound < std::numeric_limits<double>::infinity();
+        }
+      });
+      for (auto& list : visits) list.clear();
+      for (std::size_t i = 0; i < n; ++i)
+        for (int r = 0; r < ranks; ++r)
+          if (wanted[i * ranks + r]) visits[r].push_back(std::int64_t(i));
     });
-    for (auto& list : visits) list.clear();
-    for (std::size_t i = 0; i < n; ++i)
-      for (int r = 0; r < ranks; ++r)
-        if (wanted[i * ranks + r]) visits[r].push_back(std::int64_t(i));
     if (report)
       for (const auto& list : visits) report->second_visits += std::int64_t(list.size());
     visit(space, clock, rows, visits, best, report ? &report->searched[1] : nullptr);
 
-    if (n > 0) {
-      index_matrix best_index(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_index"), n, k);
-      key_matrix best_key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_key"), n, k);
-      clock(&nearest_timings::staging, [&] {
-        Kokkos::deep_copy(space, best_index, host_unmanaged<std::int64_t>(best.indices.data(), n, k));
-        Kokkos::deep_copy(space, best_key, host_unmanaged<double>(best.keys.data(), n, k));
-      });
-      detail::write_answers(space, clock, options_.metric == metric_kind::haversine, options_.radius,
-                            best_index, best_key, indices, distances);
-    }
+    detail::agree(comm, query_fn, [&] {
+      if (n > 0) {
+        index_matrix best_index(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_index"), n, k);
+        key_matrix best_key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::best_key"), n, k);
+        clock(&nearest_timings::staging, [&] {
+          Kokkos::deep_copy(space, best_index, host_unmanaged<std::int64_t>(best.indices.data(), n, k));
+          Kokkos::deep_copy(space, best_key, host_unmanaged<double>(best.keys.data(), n, k));
+        });
+        detail::write_answers(space, clock, options_.metric == metric_kind::haversine, options_.radius,
+                              best_index, best_key, indices, distances);
+      }
+    });
     if (report) report->timings.total = seconds();
   }
 
@@ -307,16 +339,19 @@ class distributed_index {
   void replicate(const ExecutionSpace& space, const Points& points, const detail::shards& counts) {
     const int ranks = detail::size_of(*comm_), rank = detail::rank_of(*comm_);
     const int dimension = geometry_.dimension;
-    host_matrix all("kernwerk::mpi::distributed_index::all_points", total_, dimension);
-    const auto mine = std::make_pair(std::size_t(counts.offset[rank]), std::size_t(counts.offset[rank] + counts.count[rank]));
-    detail::copy_rows(space, points, Kokkos::subview(all, mine, Kokkos::ALL()));
+    host_matrix all;
+    detail::agree(*comm_, build_fn, [&] {  // a rank that fails fails them all
+      all = host_matrix("kernwerk::mpi::distributed_index::all_points", total_, dimension);
+      const auto mine = std::make_pair(std::size_t(counts.offset[rank]), std::size_t(counts.offset[rank] + counts.count[rank]));
+      detail::copy_rows(space, points, Kokkos::subview(all, mine, Kokkos::ALL()));
+    });
     std::vector<int> sizes(ranks), offsets(ranks);
     for (int r = 0; r < ranks; ++r) sizes[r] = int(counts.count[r]), offsets[r] = int(counts.offset[r]);
     const detail::point_type point(dimension);
     detail::check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), sizes.data(),
                                      offsets.data(), point.type, *comm_),
                       "MPI_Allgatherv");
-    local_.emplace(space, all, options_);
+    detail::agree(*comm_, build_fn, [&] { local_.emplace(space, all, options_); });
   }
 
   static std::shared_ptr<MPI_Comm> duplicate(MPI_Comm comm) {
@@ -385,8 +420,8 @@ class distributed_index {
     return splitters;
   }
 
-  // The boxes of runs of this rank's share in key order, gathered from every rank.
-  void publish_boxes(const host_matrix& share, const detail::morton_keys& keys, int ranks) {
+  // The boxes of runs of this rank's share in key order.
+  std::vector<detail::box> boxes_of(const host_matrix& share, const detail::morton_keys& keys) const {
     const std::size_t held = share.extent(0);
     std::vector<std::pair<std::uint64_t, std::int64_t>> order(held);
     std::vector<detail::box_point> at(held);
@@ -405,10 +440,7 @@ class distributed_index {
           box.hi[d] = std::max(box.hi[d], at[order[j].second].c[d]);
         }
     }
-    boxes_.resize(std::size_t(ranks) * boxes_per_rank);
-    const detail::contiguous_type boxes_type(int(boxes_per_rank * sizeof(detail::box) / sizeof(double)), MPI_DOUBLE);
-    detail::check_mpi(MPI_Allgather(mine.data(), 1, boxes_type.type, boxes_.data(), 1, boxes_type.type, *comm_),
-                      "MPI_Allgather");
+    return mine;
   }
 
   // The least squared box-space distance from `p` to a point of rank r (infinite: none there;
@@ -434,42 +466,46 @@ class distributed_index {
     std::vector<std::int64_t> going(ranks);
     for (int r = 0; r < ranks; ++r) going[r] = std::int64_t(visits[r].size());
     std::optional<detail::exchange_plan> plan;
-    std::vector<double> arrived;
-    clock.host(&nearest_timings::exchange, [&] {
-      plan.emplace(comm, going, query_fn, "queries");
-      std::vector<double> packed;
+    std::vector<double> arrived, packed;
+    detail::agree(comm, query_fn, [&] {
       for (const auto& list : visits)
         for (const std::int64_t i : list) packed.insert(packed.end(), &rows(i, 0), &rows(i, 0) + dimension);
+    });
+    clock.host(&nearest_timings::exchange, [&] {
+      plan.emplace(comm, going, query_fn, "queries");
       const detail::point_type point(dimension);
       arrived = plan->run(comm, packed.data(), point.type, dimension);
     });
     const std::size_t count = std::size_t(plan->received), held = local_->size();
     if (searched) *searched = std::int64_t(count);
     // This rank's k best of each query that arrived (the rest of a row padded).
-    detail::best_lists found(count, k);
-    if (count > 0 && held > 0) clock(&nearest_timings::compute, [&] {
-      const std::size_t k_here = std::min(k, held);
-      const auto here = Kokkos::create_mirror_view_and_copy(
-          memory_space(), host_unmanaged<const double>(arrived.data(), count, dimension));
-      index_matrix index(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_index"), count, k_here);
-      key_matrix key(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_key"), count, k_here);
-      const std::size_t bytes = impl::nearest_bvh_query_bytes<memory_space>(
-          std::int64_t(count), std::int64_t(held), space.concurrency(), nearest_tuning{}, int(k_here));
-      impl::workspace<memory_space> memory(bytes);
-      impl::carver scratch(memory.template take<char>(bytes), bytes);
-      impl::query_index(space, here, local_->core_,
-                        impl::neighbour_output<index_matrix, key_matrix>{index, key, true}, int(k_here),
-                        nearest_tuning{}, scratch);
-      Kokkos::parallel_for("kernwerk::mpi::global_indices",
-                           impl::index_policy<ExecutionSpace>(space, 0, std::int64_t(count)),
-                           detail::to_global<index_matrix, decltype(global_)>{index, global_});
-      const auto index_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), index);
-      const auto key_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), key);
-      for (std::size_t i = 0; i < count; ++i)
-        for (std::size_t q = 0; q < k_here; ++q) {
-          found.indices[i * k + q] = index_host(i, q);
-          found.keys[i * k + q] = key_host(i, q);
-        }
+    detail::best_lists found(0, k);
+    detail::agree(comm, query_fn, [&] {
+      found = detail::best_lists(count, k);
+      if (count > 0 && held > 0) clock(&nearest_timings::compute, [&] {
+        const std::size_t k_here = std::min(k, held);
+        const auto here = Kokkos::create_mirror_view_and_copy(
+            memory_space(), host_unmanaged<const double>(arrived.data(), count, dimension));
+        index_matrix index(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_index"), count, k_here);
+        key_matrix key(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kernwerk::mpi::found_key"), count, k_here);
+        const std::size_t bytes = impl::nearest_bvh_query_bytes<memory_space>(
+            std::int64_t(count), std::int64_t(held), space.concurrency(), nearest_tuning{}, int(k_here));
+        impl::workspace<memory_space> memory(bytes);
+        impl::carver scratch(memory.template take<char>(bytes), bytes);
+        impl::query_index(space, here, local_->core_,
+                          impl::neighbour_output<index_matrix, key_matrix>{index, key, true}, int(k_here),
+                          nearest_tuning{}, scratch);
+        Kokkos::parallel_for("kernwerk::mpi::global_indices",
+                             impl::index_policy<ExecutionSpace>(space, 0, std::int64_t(count)),
+                             detail::to_global<index_matrix, decltype(global_)>{index, global_});
+        const auto index_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), index);
+        const auto key_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), key);
+        for (std::size_t i = 0; i < count; ++i)
+          for (std::size_t q = 0; q < k_here; ++q) {
+            found.indices[i * k + q] = index_host(i, q);
+            found.keys[i * k + q] = key_host(i, q);
+          }
+      });
     });
     // The answers go back the way the queries came, and are merged rank by rank.
     const detail::exchange_plan back = plan->reversed();

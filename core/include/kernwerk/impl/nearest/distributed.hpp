@@ -125,35 +125,44 @@ struct contiguous_type {
 
 // Counts of items going to each rank; the counts coming from each rank and the displacements of
 // both, as MPI_Alltoallv takes them (ints: the items of one pair of ranks stay below 2^31).
+// Collective, as is each exchange; a limit passed or a receive buffer refused on one rank fails
+// every rank (agree).
 struct exchange_plan {
   std::vector<int> send_counts, send_offsets, receive_counts, receive_offsets;
   std::int64_t received = 0;
+  const char* function = nullptr;  // of the errors
 
-  exchange_plan(MPI_Comm comm, const std::vector<std::int64_t>& counts, const char* fn, const char* what) {
+  exchange_plan(MPI_Comm comm, const std::vector<std::int64_t>& counts, const char* fn, const char* what)
+      : function(fn) {
     const int ranks = int(counts.size());
     send_counts.resize(ranks), send_offsets.resize(ranks), receive_counts.resize(ranks),
         receive_offsets.resize(ranks);
     std::int64_t at = 0;
-    for (int r = 0; r < ranks; ++r) {
-      if (counts[r] > INT_MAX)
-        throw unsupported(fn, what, std::to_string(counts[r]) + " items for one rank: at most 2^31 - 1");
-      send_counts[r] = int(counts[r]);
-      send_offsets[r] = int(std::min<std::int64_t>(at, INT_MAX));
-      at += counts[r];
-    }
+    agree(comm, fn, [&] {
+      for (int r = 0; r < ranks; ++r) {
+        if (counts[r] > INT_MAX)
+          throw unsupported(fn, what, std::to_string(counts[r]) + " items for one rank: at most 2^31 - 1");
+        send_counts[r] = int(counts[r]);
+        send_offsets[r] = int(std::min<std::int64_t>(at, INT_MAX));
+        at += counts[r];
+      }
+    });
     check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm),
               "MPI_Alltoall");
     for (int r = 0; r < ranks; ++r) {
       receive_offsets[r] = int(std::min<std::int64_t>(received, INT_MAX));
       received += receive_counts[r];
     }
-    if (at > INT_MAX || received > INT_MAX)
-      throw unsupported(fn, what, "more than 2^31 - 1 items sent or received by one rank");
+    agree(comm, fn, [&] {
+      if (at > INT_MAX || received > INT_MAX)
+        throw unsupported(fn, what, "more than 2^31 - 1 items sent or received by one rank");
+    });
   }
   // Sends items of `type` (send: by destination rank) and returns those received, by source.
   template <class T>
   std::vector<T> run(MPI_Comm comm, const T* send, MPI_Datatype type, std::size_t per_item) const {
-    std::vector<T> receive(std::size_t(received) * per_item);
+    std::vector<T> receive;
+    agree(comm, function, [&] { receive.resize(std::size_t(received) * per_item); });
     check_mpi(MPI_Alltoallv(send, send_counts.data(), send_offsets.data(), type, receive.data(),
                             receive_counts.data(), receive_offsets.data(), type, comm),
               "MPI_Alltoallv");

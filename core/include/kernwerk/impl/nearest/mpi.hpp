@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -77,13 +79,14 @@ inline int size_of(MPI_Comm comm) {
 }
 
 // Runs `local` on every rank. Where it throws on any rank, every rank throws the error of the
-// lowest such rank, as an error of `function` with that rank named in the problem.
+// lowest such rank, as an error of `function` with that rank named in the problem. Local work
+// between two collective steps runs in here, so that a rank that fails (its memory exhausted)
+// fails every rank rather than leave them waiting at the next step.
 template <class Local>
 void agree(MPI_Comm comm, const char* function, Local&& local) {
-  int kind = 0;  // 1 invalid_argument, 2 unsupported, 3 any other error
+  int kind = 0;  // 1 invalid_argument, 2 unsupported, 3 out_of_memory, 4 any other error
   std::string argument, problem;
-  const auto after_argument = [&](const std::string& text) {
-    const std::string marker = ": " + argument + ": ";
+  const auto after = [](const std::string& text, const std::string& marker) {
     const auto at = text.find(marker);
     return at == std::string::npos ? text : text.substr(at + marker.size());
   };
@@ -92,13 +95,19 @@ void agree(MPI_Comm comm, const char* function, Local&& local) {
   } catch (const invalid_argument& failure) {
     kind = 1;
     argument = failure.argument();
-    problem = after_argument(failure.what());
+    problem = after(failure.what(), ": " + argument + ": ");
   } catch (const unsupported& failure) {
     kind = 2;
     argument = failure.argument();
-    problem = after_argument(failure.what());
-  } catch (const std::exception& failure) {
+    problem = after(failure.what(), ": " + argument + ": ");
+  } catch (const out_of_memory& failure) {
     kind = 3;
+    problem = after(failure.what(), ": out of memory: ");
+  } catch (const std::bad_alloc&) {
+    kind = 3;
+    problem = "an allocation of host memory failed";
+  } catch (const std::exception& failure) {
+    kind = 4;
     problem = failure.what();
   }
   const int rank = rank_of(comm);
@@ -114,6 +123,7 @@ void agree(MPI_Comm comm, const char* function, Local&& local) {
   problem = "rank " + std::to_string(first) + ": " + text.substr(header[1]);
   if (header[0] == 1) throw invalid_argument(function, argument, problem);
   if (header[0] == 2) throw unsupported(function, argument, problem);
+  if (header[0] == 3) throw out_of_memory(function, problem);
   throw error("kernwerk::" + std::string(function) + ": " + problem);
 }
 
@@ -331,26 +341,37 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
     here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
                                       total, dimension);
   };
+  // Each rank's own work runs within agree: a rank that fails there fails them all.
   if (in_place<ExecutionSpace>(options)) {
-    clock(&nearest_timings::staging, [&] {
-      allocate_here();
-      copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
+    agree(comm, fn, [&] {
+      clock(&nearest_timings::staging, [&] {
+        allocate_here();
+        copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
+      });
     });
     gather(here.data());
   } else {
-    staging<ExecutionSpace> memory(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
-    const host_rows all(memory.template take<double>(total * dimension), total, dimension);
-    clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
+    std::optional<staging<ExecutionSpace>> memory;
+    host_rows all;
+    agree(comm, fn, [&] {
+      memory.emplace(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
+      all = host_rows(memory->template take<double>(total * dimension), total, dimension);
+      clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
+    });
     gather(all.data());
-    if (observations.extent(0) > 0)
-      clock(&nearest_timings::staging, [&] {
-        allocate_here();
-        Kokkos::deep_copy(space, here, all);
-      });
+    agree(comm, fn, [&] {
+      if (observations.extent(0) > 0)
+        clock(&nearest_timings::staging, [&] {
+          allocate_here();
+          Kokkos::deep_copy(space, here, all);
+        });
+    });
   }
-  if (observations.extent(0) == 0) return;
-  clock(&nearest_timings::compute,
-        [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
+  agree(comm, fn, [&] {
+    if (observations.extent(0) > 0)
+      clock(&nearest_timings::compute,
+            [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
+  });
 }
 
 template <class ExecutionSpace, class Observations, class References, class Indices, class Distances>
@@ -374,35 +395,39 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   const std::size_t shard_doubles = largest * dimension;
   std::optional<staging<ExecutionSpace>> memory;
   double *outgoing = nullptr, *incoming = nullptr;
-  if (!direct) {
-    memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
-    outgoing = memory->template take<double>(shard_doubles);
-    incoming = memory->template take<double>(shard_doubles);
-  }
   const phase_clock<ExecutionSpace> clock{space, options.timings};
   point_rows<ExecutionSpace> shard[2];
   const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
   decltype(Kokkos::create_mirror_view_and_copy(memory_space(), observations)) observations_here;
-  clock(&nearest_timings::staging, [&] {
-    for (auto& view : shard)
-      view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
-                                        largest, dimension);
-    const auto first = Kokkos::subview(shard[0], rows(rank), Kokkos::ALL());
-    if (direct) {
-      copy_rows(space, references, first);
-    } else {
-      copy_rows(space, references, host_rows(outgoing, s.count[rank], dimension));
-      Kokkos::deep_copy(space, first, host_rows(outgoing, s.count[rank], dimension));
-    }
-    observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
-  });
   index_matrix best_index, chunk_index;
   key_matrix best_key, chunk_key;
-  clock(&nearest_timings::compute, [&] {
-    best_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_index"), n, k);
-    chunk_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_index"), n, k);
-    best_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_key"), n, k);
-    chunk_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_key"), n, k);
+  // Each rank's own work runs within agree (or its failure is agreed on after the step's
+  // transfer): a rank that fails there fails them all.
+  agree(comm, fn, [&] {
+    if (!direct) {
+      memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
+      outgoing = memory->template take<double>(shard_doubles);
+      incoming = memory->template take<double>(shard_doubles);
+    }
+    clock(&nearest_timings::staging, [&] {
+      for (auto& view : shard)
+        view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
+                                          largest, dimension);
+      const auto first = Kokkos::subview(shard[0], rows(rank), Kokkos::ALL());
+      if (direct) {
+        copy_rows(space, references, first);
+      } else {
+        copy_rows(space, references, host_rows(outgoing, s.count[rank], dimension));
+        Kokkos::deep_copy(space, first, host_rows(outgoing, s.count[rank], dimension));
+      }
+      observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
+    });
+    clock(&nearest_timings::compute, [&] {
+      best_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_index"), n, k);
+      chunk_index = index_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_index"), n, k);
+      best_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::best_key"), n, k);
+      chunk_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_key"), n, k);
+    });
   });
   const point_type point(dimension);
   const bool haversine = options.metric == metric_kind::haversine;
@@ -421,24 +446,29 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     }
     const std::size_t m = std::size_t(s.count[owner]);
     // The search, queued on `space` (where it runs asynchronously: while the next shard travels).
-    if (n > 0 && m > 0) clock.host(&nearest_timings::compute, [&] {
-      const int k_shard = int(std::min(k, m));
-      const auto run_rows = std::make_pair(std::size_t(0), n);
-      const auto columns = std::make_pair(0, k_shard);
-      const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
-      const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
-      const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
-      report = {plan.choice.method, plan.choice.reason};
-      const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
-                                               options.radius, &report, options.tuning};
-      run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
-          neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);
-      Kokkos::parallel_for("kernwerk::mpi::shard_merge", policy(space, 0, std::int64_t(n)),
-                           merge_chunk<index_matrix, key_matrix>{best_index, chunk_index, best_key,
-                                                                 chunk_key, int(k), k_shard, kept,
-                                                                 s.offset[owner]});
-      kept = std::min(int(k), kept + k_shard);
-    });
+    std::exception_ptr failed;
+    if (n > 0 && m > 0) try {
+      clock.host(&nearest_timings::compute, [&] {
+        const int k_shard = int(std::min(k, m));
+        const auto run_rows = std::make_pair(std::size_t(0), n);
+        const auto columns = std::make_pair(0, k_shard);
+        const auto out_index = Kokkos::subview(chunk_index, run_rows, columns);
+        const auto out_key = Kokkos::subview(chunk_key, run_rows, columns);
+        const nearest_plan plan = plan_nearest<ExecutionSpace>(options, n, m, k_shard);
+        report = {plan.choice.method, plan.choice.reason};
+        const nearest_runner<ExecutionSpace> run{space, plan, haversine, radians_per_unit(options.units),
+                                                 options.radius, &report, options.tuning};
+        run(observations_here, Kokkos::subview(shard[step % 2], rows(owner), Kokkos::ALL()),
+            neighbour_output<decltype(out_index), decltype(out_key)>{out_index, out_key, true}, k_shard);
+        Kokkos::parallel_for("kernwerk::mpi::shard_merge", policy(space, 0, std::int64_t(n)),
+                             merge_chunk<index_matrix, key_matrix>{best_index, chunk_index, best_key,
+                                                                   chunk_key, int(k), k_shard, kept,
+                                                                   s.offset[owner]});
+        kept = std::min(int(k), kept + k_shard);
+      });
+    } catch (...) {
+      failed = std::current_exception();
+    }
     if (passing) {
       clock.host(&nearest_timings::exchange,
                  [&] { check_mpi(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall"); });
@@ -453,9 +483,13 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
         });
       }
     }
+    agree(comm, fn, [&] {
+      if (failed) std::rethrow_exception(failed);
+    });
   }
-  if (n == 0) return;
-  write_answers(space, clock, haversine, options.radius, best_index, best_key, indices, distances);
+  agree(comm, fn, [&] {
+    if (n > 0) write_answers(space, clock, haversine, options.radius, best_index, best_key, indices, distances);
+  });
 }
 
 }  // namespace kernwerk::mpi::detail

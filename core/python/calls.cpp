@@ -34,6 +34,9 @@
 #include "kernwerk/qr.hpp"
 #include "kernwerk/reductions.hpp"
 #include "kernwerk/within.hpp"
+#ifdef KERNWERK_PYTHON_MPI
+#include "kernwerk/mpi/distributed_index.hpp"
+#endif
 
 namespace kernwerk::python {
 
@@ -366,6 +369,86 @@ std::shared_ptr<spatial_index> make_index(const array_ref& points, const within_
   });
   return made;
 }
+
+#ifdef KERNWERK_PYTHON_MPI
+bool has_mpi() { return true; }
+
+namespace {
+
+// The distributed index on the host space, of the points' element type T.
+template <class T>
+class distributed_index_in final : public distributed_index, private releasable {
+ public:
+  distributed_index_in(const array_ref& points, const mpi::distributed_index_options& options, MPI_Comm comm)
+      : index_(std::make_unique<mpi::distributed_index<host_space>>(
+            host_space(), comm, matrix_of<const T, host_space>("DistributedIndex", points), options)),
+        points_(points) {
+    live_indexes().add(this);
+  }
+  ~distributed_index_in() override { live_indexes().remove(this); }
+
+  std::int64_t size() const override { return std::int64_t(built("DistributedIndex").size()); }
+  std::string layout() const override { return mpi::to_string(built("DistributedIndex").layout()); }
+
+  void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const override {
+    constexpr const char* fn = "DistributedIndex.query";
+    const auto& index = built(fn);
+    // Agreed on by every rank before the collective query, as the C++ class's own checks.
+    mpi::detail::agree(index.communicator(), fn, [&] {
+      require_like(fn, queries, points_, true);
+      require_like(fn, indices, queries, false);
+      require_like(fn, distances, queries, true);
+      if (indices.type != element::int64) reject(fn, indices, "must be int64");
+      require_writable(fn, indices);
+      require_writable(fn, distances);
+    });
+    index.nearest(host_space(), matrix_of<const T, host_space>(fn, queries),
+                  matrix_of<std::int64_t, host_space>(fn, indices), matrix_of<T, host_space>(fn, distances));
+    host_space().fence();
+  }
+
+ private:
+  const mpi::distributed_index<host_space>& built(const char* fn) const {
+    if (!index_) throw kernwerk::error(std::string("kernwerk.") + fn + ": Kernwerk was finalised; the index is gone");
+    return *index_;
+  }
+  void release() override { index_.reset(); }
+
+  std::unique_ptr<mpi::distributed_index<host_space>> index_;
+  array_ref points_;  // how the points were described (their memory is not kept)
+};
+
+}  // namespace
+
+std::shared_ptr<distributed_index> make_distributed_index(const array_ref& points, const within_settings& settings,
+                                                          const std::string& layout, int communicator) {
+  constexpr const char* fn = "DistributedIndex";
+  const MPI_Comm comm = MPI_Comm_f2c(MPI_Fint(communicator));
+  mpi::distributed_index_options options;
+  std::shared_ptr<distributed_index> made;
+  mpi::detail::agree(comm, fn, [&] {
+    static_cast<index_options&>(options) = metric_options<index_options>(settings);
+    options.layout = layout == "auto"         ? mpi::index_layout::automatic
+                     : layout == "replicated" ? mpi::index_layout::replicated
+                     : layout == "partitioned"
+                         ? mpi::index_layout::partitioned
+                         : throw invalid_argument(fn, "layout", "'" + layout + "' is not auto, replicated or partitioned");
+    if (points.where != place::host) reject(fn, points, "must be a host (NumPy) array");
+    on_float(fn, points, [](auto) {});
+  });
+  on_float(fn, points, [&](auto zero) {
+    made = std::make_shared<distributed_index_in<decltype(zero)>>(points, options, comm);
+  });
+  return made;
+}
+#else
+bool has_mpi() { return false; }
+
+std::shared_ptr<distributed_index> make_distributed_index(const array_ref&, const within_settings&,
+                                                          const std::string&, int) {
+  throw unsupported("DistributedIndex", "comm", "this Kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)");
+}
+#endif
 
 std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
                     const within_settings& settings, const std::string& border) {

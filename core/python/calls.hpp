@@ -97,6 +97,22 @@ class spatial_index {
   virtual void count_within(const array_ref& queries, double distance, const array_ref& counts) const = 0;
 };
 std::shared_ptr<spatial_index> make_index(const array_ref& points, const within_settings& settings);
+
+// A kernwerk::mpi::distributed_index over every rank's rows of host arrays (a build with MPI:
+// has_mpi()), queried with host arrays of the points' element type. Collective, as the C++
+// class: every rank builds and queries it together. `communicator` is a Fortran handle
+// (mpi4py's Comm.py2f()); layout "auto", "replicated" or "partitioned".
+class distributed_index {
+ public:
+  virtual ~distributed_index() = default;
+  virtual std::int64_t size() const = 0;
+  virtual std::string layout() const = 0;
+  // indices (int64) and distances (the points' type): (n, k) host arrays.
+  virtual void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const = 0;
+};
+bool has_mpi();
+std::shared_ptr<distributed_index> make_distributed_index(const array_ref& points, const within_settings& settings,
+                                                          const std::string& layout, int communicator);
 // Returns the number of clusters; border: "nearest-core" or "first-cluster".
 std::int64_t dbscan(const array_ref& points, double eps, std::int64_t min_samples, const array_ref& labels,
                     const within_settings& settings, const std::string& border);

@@ -162,6 +162,27 @@ PYBIND11_MODULE(_core, m) {
     return translated("Index", {{"options.radius", "radius"}, {"options.units", "degrees"}, {"options.metric", "metric"}},
                       [&] { return make_index(p, within_settings{metric, degrees, radius}); });
   });
+  m.def("has_mpi", &has_mpi);
+  py::class_<distributed_index, std::shared_ptr<distributed_index>>(m, "DistributedIndexCore",
+                                                                    "kernwerk.DistributedIndex's C++ half.")
+      .def_property_readonly("size", &distributed_index::size)
+      .def_property_readonly("layout", &distributed_index::layout)
+      .def("nearest", [](const distributed_index& index, py::handle queries, py::handle indices, py::handle distances) {
+        borrowed keep("DistributedIndex.query");
+        const array_ref q = describe(queries, "x", false, keep), i = describe(indices, "out[1]", true, keep),
+                        d = describe(distances, "out[0]", true, keep);
+        translated("DistributedIndex.query", {{"queries", "x"}, {"indices", "k"}, {"distances", "out[0]"}},
+                   [&] { index.nearest(q, i, d); });
+      });
+  m.def("make_distributed_index", [](py::handle points, const std::string& metric, bool degrees, double radius,
+                                     const std::string& layout, int communicator) {
+    borrowed keep("DistributedIndex");
+    const array_ref p = describe(points, "points", false, keep);
+    return translated("DistributedIndex",
+                      {{"options.radius", "radius"}, {"options.units", "degrees"}, {"options.metric", "metric"},
+                       {"options.layout", "layout"}},
+                      [&] { return make_distributed_index(p, within_settings{metric, degrees, radius}, layout, communicator); });
+  });
   m.def("dbscan", [](py::handle points, double eps, std::int64_t min_samples, py::handle labels,
                      const std::string& metric, bool degrees, double radius, const std::string& border) {
     borrowed keep("dbscan");

@@ -22,7 +22,7 @@ import atexit as _atexit
 from . import _core
 
 __version__ = getattr(_core, "__version__", "unknown")
-__all__ = ["Index", "nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
+__all__ = ["Index", "DistributedIndex", "nearest", "within", "count_within", "dbscan", "diffuse", "integrate2d", "integrands", "sum", "dot", "norm2", "gemm",
            "matmul_colsum", "cg", "qr", "qr_factor", "apply_q", "solve_least_squares", "fft", "ifft", "rfft",
            "irfft", "fft2", "ifft2", "rfft2", "irfft2", "NotConvergedError", "backend"]
 
@@ -439,6 +439,104 @@ class Index:
         answer.copy(offsets, indices, found)
         result = (_as_kind_of(x, offsets), _as_kind_of(x, indices))
         return result + (_as_kind_of(x, found),) if return_distance else result
+
+
+def _agreed(comm, prepare):
+    """prepare() on every rank of comm (mpi4py); where it raises on any rank, every rank raises
+    the error of the first such rank, naming it, as the C++ calls agree on their errors."""
+    try:
+        value, failure = prepare(), None
+    except (TypeError, ValueError) as error:
+        value, failure = None, (type(error) is TypeError, str(error))
+    for rank, found in enumerate(comm.allgather(failure)):
+        if found is not None:
+            type_error, text = found
+            parts = text.split(": ", 2)  # "kernwerk.function: argument: problem"
+            if len(parts) == 3:
+                text = f"{parts[0]}: {parts[1]}: rank {rank}: {parts[2]}"
+            raise (TypeError if type_error else ValueError)(text)
+    return value
+
+
+def _host_points(function, array, name):
+    """array (n, dimension) as a float32 or float64 NumPy array, as _as_values takes it."""
+    import numpy
+    array = _as_values(array)
+    if not isinstance(array, numpy.ndarray):
+        _fail(function, name, "must be a host (NumPy) array: the distributed index lies in host memory")
+    if array.ndim != 2:
+        _fail(function, name, f"must be 2-D (n, 2) or (n, 3), got {array.ndim}-D")
+    if array.dtype.name not in ("float32", "float64"):
+        _fail(function, name, f"must be float32 or float64, got {array.dtype.name}")
+    return array
+
+
+class DistributedIndex:
+    """An index over the points of every rank of an MPI communicator, built once and queried
+    many times (kernwerk::mpi::distributed_index; a build with MPI). Every rank of comm builds it
+    and queries it together, each with its own points and its own queries.
+
+    points: this rank's (m, 2) or (m, 3) host (NumPy) array, as Index takes them; any m, 0
+        included. A point's global index counts the points of lower ranks first.
+    comm: an mpi4py communicator (mpi4py.MPI.COMM_WORLD or one split from it).
+    layout: "auto" (replicated where all points and their index fit in half the memory
+        budget), "replicated" (every rank indexes all points; a query stays on its rank) or
+        "partitioned" (each rank indexes one region; queries visit the ranks they need).
+
+    Answers are kernwerk.nearest's over every rank's points concatenated in rank order, bit for
+    bit. A bad argument on any rank raises the same error on every rank, naming the rank.
+    """
+
+    def __init__(self, points, comm, metric="haversine", degrees=False, radius=None, layout="auto"):
+        fn = "DistributedIndex"
+        if not hasattr(comm, "py2f"):
+            raise TypeError(f"kernwerk.{fn}: comm: must be an mpi4py communicator, got {type(comm).__name__}")
+        if not _core.has_mpi():
+            raise ValueError(f"kernwerk.{fn}: comm: this Kernwerk was built without MPI (KERNWERK_ENABLE_MPI=OFF)")
+
+        def prepare():
+            values = _host_points(fn, points, "points")
+            _choice(fn, "metric", metric, ("haversine", "euclidean"))
+            _choice(fn, "layout", layout, ("auto", "replicated", "partitioned"))
+            return values, 1.0 if radius is None else _real(fn, "radius", radius)
+
+        values, self.radius = _agreed(comm, prepare)
+        self.metric, self.degrees, self.comm = metric, bool(degrees), comm
+        self._dtype = values.dtype.name
+        self._index = _core.make_distributed_index(values, metric, self.degrees, self.radius, layout, comm.py2f())
+
+    def __len__(self):
+        """The points indexed on all ranks."""
+        return self._index.size
+
+    @property
+    def layout(self):
+        """How the points are held: "replicated" or "partitioned"."""
+        return self._index.layout
+
+    def query(self, x, k=1, return_distance=True):
+        """The k nearest points of all ranks for each of this rank's queries: (distances,
+        indices), each (n, k), nearest first, ties to the smallest global index. Collective:
+        every rank calls it with the same k; n may be 0.
+
+        x: (n, dimension) host array of the points' dtype (float32 queries of a float64 index
+            and integer ones are taken as float64).
+        return_distance: False to return the indices alone.
+        """
+        fn = "DistributedIndex.query"
+
+        def prepare():
+            queries = _host_points(fn, x, "x")
+            if queries.dtype.name == "float32" and self._dtype == "float64":
+                queries = queries.astype("float64")
+            return queries, _integer(fn, "k", k, 1)
+
+        queries, k = _agreed(self.comm, prepare)
+        import numpy
+        distances = numpy.empty((queries.shape[0], k), dtype=queries.dtype)
+        indices = numpy.empty((queries.shape[0], k), dtype="int64")
+        self._index.nearest(queries, indices, distances)
+        return (distances, indices) if return_distance else indices
 
 
 def dbscan(points, eps, min_samples=5, degrees=False, radius=None, metric="haversine",

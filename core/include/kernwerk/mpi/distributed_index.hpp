@@ -186,6 +186,17 @@ class distributed_index {
     const detail::contiguous_type boxes_type(int(boxes_per_rank * sizeof(detail::box) / sizeof(double)), MPI_DOUBLE);
     detail::check_mpi(MPI_Allgather(boxes.data(), 1, boxes_type.type, boxes_.data(), 1, boxes_type.type, *comm_),
                       "MPI_Allgather");
+    hulls_.resize(std::size_t(ranks));
+    for (int r = 0; r < ranks; ++r) {
+      auto& hull = hulls_[std::size_t(r)];
+      for (int d = 0; d < 3; ++d) hull.lo[d] = std::numeric_limits<double>::infinity(), hull.hi[d] = -hull.lo[d];
+      for (int b = 0; b < boxes_per_rank; ++b)
+        for (int d = 0; d < 3; ++d) {
+          const auto& box = boxes_[std::size_t(r) * boxes_per_rank + b];
+          hull.lo[d] = std::min(hull.lo[d], box.lo[d]);
+          hull.hi[d] = std::max(hull.hi[d], box.hi[d]);
+        }
+    }
   }
 
   /// For this rank's queries, the k nearest points of all ranks: global indices and distances
@@ -240,10 +251,7 @@ class distributed_index {
       first.resize(n);
       Kokkos::parallel_for("kernwerk::mpi::first_rank", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
         at[i] = geometry_.of(&rows(i, 0));
-        double nearest = std::numeric_limits<double>::infinity();
-        first[i] = -1;
-        for (int r = 0; r < ranks; ++r)
-          if (const double bound = rank_bound(r, at[i]); bound < nearest) nearest = bound, first[i] = r;
+        first[i] = nearest_rank(at[i]);
       });
       best = detail::best_lists(n, k);
       for (std::size_t i = 0; i < n; ++i) visits[first[i]].push_back(std::int64_t(i));
@@ -255,10 +263,7 @@ class distributed_index {
       std::vector<char> wanted(n * ranks, 0);
       Kokkos::parallel_for("kernwerk::mpi::second_ranks", detail::host_policy(0, std::int64_t(n)), [&](std::int64_t i) {
         const double reach = geometry_.reach(best.worst(i));
-        for (int r = 0; r < ranks; ++r) {
-          const double bound = rank_bound(r, at[i]);  // infinite where r holds no points
-          wanted[i * ranks + r] = r != first[i] && bound <= reach && bound < std::numeric_limits<double>::infinity();
-        }
+        for (int r = 0; r < ranks; ++r) wanted[i * ranks + r] = r != first[i] && rank_within(r, at[i], reach);
       });
       for (auto& list : visits) list.clear();
       for (std::size_t i = 0; i < n; ++i)
@@ -454,6 +459,27 @@ class distributed_index {
     return least;
   }
 
+  // The rank whose boxes lie nearest `p` (the lowest of equals; -1 where no rank has points).
+  // A rank's hull bounds its boxes from below, so most ranks are passed over by it.
+  int nearest_rank(const detail::box_point& p) const {
+    double nearest = std::numeric_limits<double>::infinity();
+    int first = -1;
+    for (int r = 0; r < int(hulls_.size()); ++r)
+      if (hulls_[std::size_t(r)].bound(p) < nearest)
+        if (const double bound = rank_bound(r, p); bound < nearest) nearest = bound, first = r;
+    return first;
+  }
+
+  // Whether a box of rank r may hold a point within `reach` (a squared box-space distance) of `p`.
+  bool rank_within(int r, const detail::box_point& p, double reach) const {
+    if (!(hulls_[std::size_t(r)].bound(p) <= reach)) return false;  // (an empty hull: infinite)
+    for (int b = 0; b < boxes_per_rank; ++b) {
+      const auto& box = boxes_[std::size_t(r) * boxes_per_rank + b];
+      if (box.lo[0] <= box.hi[0] && box.bound(p) <= reach) return true;
+    }
+    return false;
+  }
+
   // One pass: the queries of visits[r] go to rank r, which searches them in its share and
   // sends back its k best (key, global index), merged into `best`. `searched` counts the
   // queries this rank searched.
@@ -537,6 +563,7 @@ class distributed_index {
   // Partitioned only: the global index of each point of the share, the boxes_per_rank of each rank.
   Kokkos::View<std::int64_t*, memory_space> global_;
   std::vector<detail::box> boxes_;
+  std::vector<detail::box> hulls_;  // each rank's boxes together
 };
 
 }  // namespace kernwerk::mpi

@@ -5,7 +5,6 @@
 // rank must end the call alike: all with the answers of the unfaulted call, or all with the same
 // error naming the last rank. A rank left waiting hangs the test (ctest's timeout fails it).
 // Host spaces only: the preloaded allocator is the host's.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <dlfcn.h>
 #include <mpi.h>
@@ -154,18 +153,3 @@ TEST_CASE_TEMPLATE_DEFINE("kernwerk::mpi: one rank out of memory fails every ran
 TEST_CASE_TEMPLATE_APPLY(out_of_memory, kernwerk::test::enabled_spaces);
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    doctest::Context context(argc, argv);
-    if (rank_here() != 0) context.setOption("out", "/dev/null");  // one report, from rank 0
-    status = context.run();
-  }
-  int worst = 0;
-  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return worst;
-}

@@ -1,6 +1,6 @@
 // kernwerk::mpi::distributed_index against the single-process kernwerk::nearest on the
 // concatenated points, bit for bit, under mpiexec with 1 to 4 ranks (the runner is
-// mpi_nearest_test.cpp's): clustered and adversarial layouts, uneven and empty shares, k up to
+// mpi_main.cpp): clustered and adversarial layouts, uneven and empty shares, k up to
 // every point, Euclidean points, one index queried twice, and bad input on one rank.
 #include <doctest/doctest.h>
 #include <mpi.h>

@@ -1,7 +1,6 @@
 // kernwerk::mpi::nearest against the single-process kernwerk::nearest on the concatenated sets,
 // bit for bit, run by ctest under mpiexec with 1 to 4 ranks. Every rank makes the same global
 // sets from a seed and takes its share; shares are even, uneven, or empty on some ranks.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <mpi.h>
 
@@ -201,19 +200,3 @@ TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: bad input on one rank fails on every ra
 TEST_CASE_TEMPLATE_APPLY(bad_input, kernwerk::test::enabled_spaces);
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    doctest::Context context(argc, argv);
-    if (rank_here() != 0) context.setOption("out", "/dev/null");  // one report, from rank 0
-    status = context.run();
-  }
-  // A failure on any rank fails the run.
-  int worst = 0;
-  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return worst;
-}

@@ -25,6 +25,14 @@ struct index_handle {
   // Builds the index over `points` (m rows of `dimension` coordinates in `memory`).
   template <class Options>
   void build(const char* fn, const void* points, int64_t m, const Options& options) {
+    build_with(fn, points, m, [&](auto space, const auto& rows) {
+      return std::make_unique<Index<decltype(space)>>(space, rows, options);
+    });
+  }
+
+  // The same with make(space, rows) building it (an index that takes more than the points).
+  template <class Make>
+  void build_with(const char* fn, const void* points, int64_t m, Make&& make) {
     with_space(fn, memory, [&](auto space) {
       using Space = decltype(space);
       if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
@@ -33,7 +41,7 @@ struct index_handle {
       } else {
         with_type(fn, type, [&](auto tag) {
           using T = typename decltype(tag)::type;
-          auto built = std::make_unique<Index<Space>>(space, points_of<T, Space>(points, m), options);
+          std::unique_ptr<Index<Space>> built = make(space, points_of<T, Space>(points, m));
           if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) host = std::move(built);
           else device = std::move(built);
         });

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "c_api_index_handle.hpp"
 #include "c_api_support.hpp"
 #include "kernwerk/mpi/distributed_index.hpp"
 #include "kernwerk/mpi/nearest.hpp"
@@ -54,18 +55,7 @@ kw_status nearest_mpi(const char* fn, kw_type type, kw_memory memory, int64_t di
 }  // namespace
 
 // The index on the host execution space or on the default one, by the memory of its points.
-struct kw_distributed_index {
-  kw_type type;
-  kw_memory memory;
-  int64_t dimension;
-  std::unique_ptr<kernwerk::mpi::distributed_index<Kokkos::DefaultHostExecutionSpace>> host;
-  std::unique_ptr<kernwerk::mpi::distributed_index<Kokkos::DefaultExecutionSpace>> device;
-
-  template <class T, class Space>
-  auto rows(const void* data, int64_t count) const {
-    using view = Kokkos::View<const T**, Kokkos::LayoutRight, typename Space::memory_space, Kokkos::MemoryUnmanaged>;
-    return view(static_cast<const T*>(data), size_t(count), size_t(dimension));
-  }
+struct kw_distributed_index : kernwerk::c_api::index_handle<kernwerk::mpi::distributed_index> {
   // The index's own communicator, on which the ranks agree on a query's arguments.
   MPI_Comm communicator() const { return host ? host->communicator() : device->communicator(); }
 };
@@ -92,20 +82,8 @@ kw_status create_index(const char* fn, kw_type type, kw_memory memory, int64_t d
     made->type = type;
     made->memory = memory;
     made->dimension = dimension;
-    with_space(fn, memory, [&](auto space) {
-      using Space = decltype(space);
-      if constexpr (!std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace> &&
-                    !std::is_same_v<Space, Kokkos::DefaultExecutionSpace>) {
-        refuse_foreign_thread(fn, "an index is built and queried there");
-      } else {
-        with_type(fn, type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          auto built = std::make_unique<kernwerk::mpi::distributed_index<Space>>(
-              space, comm, made->template rows<T, Space>(points, m), cpp);
-          if constexpr (std::is_same_v<Space, Kokkos::DefaultHostExecutionSpace>) made->host = std::move(built);
-          else made->device = std::move(built);
-        });
-      }
+    made->build_with(fn, points, m, [&](auto space, const auto& rows) {
+      return std::make_unique<kernwerk::mpi::distributed_index<decltype(space)>>(space, comm, rows, cpp);
     });
     *index = made.release();
   });
@@ -126,20 +104,15 @@ kw_status index_nearest(const char* fn, const kw_distributed_index* index, const
       require_location(fn, "indices", indices, index->memory);
       require_location(fn, "distances", distances, index->memory);
     });
-    const auto query = [&](const auto& built) {
-      using Space = typename std::remove_reference_t<decltype(built)>::execution_space;
+    index->run(fn, [&](const auto& built, auto space, auto tag) {
+      using Space = decltype(space);
+      using T = typename decltype(tag)::type;
       using memory_space = typename Space::memory_space;
-      with_type(fn, index->type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        built.nearest(Space(), index->template rows<T, Space>(queries, n),
-                      Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          indices, n, k),
-                      Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
-                          static_cast<T*>(distances), n, k));
-      });
-    };
-    if (index->host) query(*index->host);
-    else query(*index->device);
+      built.nearest(space, index->template points_of<T, Space>(queries, n),
+                    Kokkos::View<int64_t**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(indices, n, k),
+                    Kokkos::View<T**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>(
+                        static_cast<T*>(distances), n, k));
+    });
   });
 }
 
@@ -226,9 +199,7 @@ kw_status kw_distributed_index_nearest_fortran(const kw_distributed_index* index
   });
 }
 
-int64_t kw_distributed_index_size(const kw_distributed_index* index) {
-  return index ? int64_t(index->host ? index->host->size() : index->device->size()) : 0;
-}
+int64_t kw_distributed_index_size(const kw_distributed_index* index) { return index ? index->size() : 0; }
 
 kw_index_layout kw_distributed_index_layout(const kw_distributed_index* index) {
   if (!index) return KW_INDEX_LAYOUT_AUTO;

@@ -22,6 +22,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/geometry/metrics.hpp"
+#include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/nearest/mpi.hpp"
 #include "kernwerk/index_options.hpp"
 
@@ -79,15 +80,6 @@ struct box {
 struct morton_keys {
   double lo[3], hi[3];
 
-  static std::uint64_t spread(std::uint64_t v) {  // 21 bits to every third bit
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffffULL;
-    v = (v | v << 16) & 0x1f0000ff0000ffULL;
-    v = (v | v << 8) & 0x100f00f00f00f00fULL;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-    v = (v | v << 2) & 0x1249249249249249ULL;
-    return v;
-  }
   std::uint64_t operator()(const box_point& p) const {
     std::uint64_t key = 0;
     for (int d = 0; d < 3; ++d) {
@@ -95,7 +87,7 @@ struct morton_keys {
       const double t = width > 0 ? (p.c[d] - lo[d]) / width : 0.0;
       const double cells = double(1 << 21);
       const std::uint64_t cell = std::uint64_t(std::clamp(t * cells, 0.0, cells - 1));
-      key |= spread(cell) << (2 - d);
+      key |= kernwerk::impl::morton_frame::spread(cell) << (2 - d);
     }
     return key;
   }

@@ -43,11 +43,11 @@ module kernwerk_mpi
   integer, parameter, public :: KW_INDEX_LAYOUT_AUTO = 0
   integer, parameter, public :: KW_INDEX_LAYOUT_REPLICATED = 1   !< every rank indexes all points
   integer, parameter, public :: KW_INDEX_LAYOUT_PARTITIONED = 2  !< each rank indexes a region
-  public :: kw_nearest_mpi, kw_distributed_index_create, kw_distributed_index_nearest, &
+  public :: kw_nearest_mpi, kw_distributed_index, kw_distributed_index_create, kw_distributed_index_nearest, &
             kw_distributed_index_size, kw_distributed_index_layout, kw_distributed_index_destroy
 
   !> An index over the points of every rank of a communicator; see the module's notes.
-  type, public :: kw_distributed_index
+  type :: kw_distributed_index
     private
     type(c_ptr) :: handle = c_null_ptr   !< the C index; null until built
     integer(c_int) :: type = KW_FLOAT64  !< KW_FLOAT32 or KW_FLOAT64, of its points

@@ -32,8 +32,7 @@
 
 #include "kernwerk/error.hpp"
 #include "kernwerk/impl/staging/traits.hpp"  // staging_memory: page-locked on GPUs
-#include "kernwerk/mpi/distributed_index.hpp"
-#include "kernwerk/mpi/nearest.hpp"
+#include "mpi_nearest_bench_calls.hpp"
 #include "kernwerk/reference.hpp"
 #include "kernwerk_mpi.h"
 #include "layouts.hpp"
@@ -41,9 +40,9 @@
 namespace {
 
 using namespace kernwerk;
-using space = Kokkos::DefaultExecutionSpace;
+using space = bench::mpi_space;
 template <class T>
-using matrix = Kokkos::View<T**, Kokkos::LayoutRight, space::memory_space>;
+using matrix = bench::mpi_matrix<T>;
 using host_rows = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -224,14 +223,13 @@ int main(int argc, char* argv[]) {
               if (indexed && method != "indexed") continue;
               mpi::nearest_timings timings;
               options.timings = &timings;
-              std::optional<mpi::distributed_index<space>> index;
+              std::optional<bench::timed_index> index;
               double build = 0;
               if (indexed) {
-                mpi::distributed_index_options layout;
-                if (strategy == "partitioned") layout.layout = mpi::index_layout::partitioned;
                 MPI_Barrier(MPI_COMM_WORLD);
                 const auto start = std::chrono::steady_clock::now();
-                index.emplace(space(), MPI_COMM_WORLD, ref, layout);
+                index.emplace(ref, strategy == "partitioned" ? mpi::index_layout::partitioned
+                                                             : mpi::index_layout::automatic);
                 space().fence();
                 build = slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
               }
@@ -240,10 +238,10 @@ int main(int argc, char* argv[]) {
                 if (strategy == "single") {
                   kernwerk::nearest(space(), obs, ref, indices, distances, options);
                 } else if (index) {
-                  index->nearest(space(), obs, indices, distances, &report);
+                  index->nearest(obs, indices, distances, &report);
                   timings = report.timings;
                 } else {
-                  mpi::nearest(space(), MPI_COMM_WORLD, obs, ref, indices, distances, options);
+                  bench::mpi_nearest(obs, ref, indices, distances, options);
                 }
                 space().fence();
               };

@@ -95,6 +95,16 @@ void require_like(const char* fn, const array_ref& a, const array_ref& first, bo
                       dtype_name(first.type));
 }
 
+// A search's outputs: int64 indices and distances of the queries' type, where they lie, writable.
+void require_neighbour_outputs(const char* fn, const array_ref& indices, const array_ref& distances,
+                               const array_ref& queries) {
+  require_like(fn, indices, queries, false);
+  require_like(fn, distances, queries, true);
+  if (indices.type != element::int64) reject(fn, indices, "must be int64");
+  require_writable(fn, indices);
+  require_writable(fn, distances);
+}
+
 template <class T, class Space>
 vector_view<T, Space> vector_of(const char* fn, const array_ref& a) {
   require_rank(fn, a, 1);
@@ -148,11 +158,7 @@ void nearest(const array_ref& obs, const array_ref& ref, const array_ref& indice
              const array_ref& distances, const nearest_settings& settings) {
   constexpr const char* fn = "nearest";
   require_like(fn, ref, obs, true);
-  require_like(fn, indices, obs, false);
-  require_like(fn, distances, obs, true);
-  if (indices.type != element::int64) reject(fn, indices, "must be int64");
-  require_writable(fn, indices);
-  require_writable(fn, distances);
+  require_neighbour_outputs(fn, indices, distances, obs);
   nearest_options options;
   options.metric = parse_metric(settings.metric, "metric");
   options.method = parse_method(settings.method, "method");
@@ -308,11 +314,7 @@ class index_in final : public spatial_index, private releasable {
   void nearest(const array_ref& queries, const array_ref& indices, const array_ref& distances) const override {
     constexpr const char* fn = "Index.query";
     require_query(fn, queries);
-    require_like(fn, indices, queries, false);
-    require_like(fn, distances, queries, true);
-    if (indices.type != element::int64) reject(fn, indices, "must be int64");
-    require_writable(fn, indices);
-    require_writable(fn, distances);
+    require_neighbour_outputs(fn, indices, distances, queries);
     const Space space;
     built(fn).nearest(space, matrix_of<const T, Space>(fn, queries), matrix_of<std::int64_t, Space>(fn, indices),
                       matrix_of<T, Space>(fn, distances));
@@ -396,11 +398,7 @@ class distributed_index_in final : public distributed_index, private releasable 
     // Agreed on by every rank before the collective query, as the C++ class's own checks.
     mpi::detail::agree(index.communicator(), fn, [&] {
       require_like(fn, queries, points_, true);
-      require_like(fn, indices, queries, false);
-      require_like(fn, distances, queries, true);
-      if (indices.type != element::int64) reject(fn, indices, "must be int64");
-      require_writable(fn, indices);
-      require_writable(fn, distances);
+      require_neighbour_outputs(fn, indices, distances, queries);
     });
     index.nearest(host_space(), matrix_of<const T, host_space>(fn, queries),
                   matrix_of<std::int64_t, host_space>(fn, indices), matrix_of<T, host_space>(fn, distances));

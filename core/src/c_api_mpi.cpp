@@ -14,6 +14,17 @@ using namespace kernwerk::c_api;
 
 namespace {
 
+// The Fortran module's outputs: indices(k, n) with a column for each of the n `points`, and
+// distances of the same shape.
+void require_fortran_outputs(const char* fn, const char* points, int64_t n, int64_t k, int64_t index_columns,
+                             int64_t distance_rows, int64_t distance_columns) {
+  require(index_columns == n, fn, "indices",
+          "has " + std::to_string(index_columns) + " columns for " + std::to_string(n) + " " + points);
+  require(distance_rows == k && distance_columns == n, fn, "distances",
+          "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
+              ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
+}
+
 // kw_nearest_mpi, with `shapes` (the Fortran module's array shapes) checked among the
 // arguments every rank agrees on.
 template <class Shapes>
@@ -152,11 +163,7 @@ kw_status kw_nearest_mpi_fortran(kw_type type, kw_memory memory, int64_t dimensi
     require(reference_dimension == dimension, fn, "references",
             std::to_string(reference_dimension) + " coordinates per point, observations have " +
                 std::to_string(dimension));
-    require(index_columns == n, fn, "indices",
-            "has " + std::to_string(index_columns) + " columns for " + std::to_string(n) + " observations");
-    require(distance_rows == k && distance_columns == n, fn, "distances",
-            "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
-                ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
+    require_fortran_outputs(fn, "observations", n, k, index_columns, distance_rows, distance_columns);
   });
 }
 
@@ -191,11 +198,7 @@ kw_status kw_distributed_index_nearest_fortran(const kw_distributed_index* index
     require(dimension == index->dimension, fn, "queries",
             std::to_string(dimension) + " coordinates per point, the index's points have " +
                 std::to_string(index->dimension));
-    require(index_columns == n, fn, "indices",
-            "has " + std::to_string(index_columns) + " columns for " + std::to_string(n) + " queries");
-    require(distance_rows == k && distance_columns == n, fn, "distances",
-            "shape (" + std::to_string(distance_rows) + ", " + std::to_string(distance_columns) +
-                ") differs from indices' (" + std::to_string(k) + ", " + std::to_string(n) + ")");
+    require_fortran_outputs(fn, "queries", n, k, index_columns, distance_rows, distance_columns);
   });
 }
 

@@ -165,9 +165,14 @@ class distributed_index {
       }
     });
     const detail::exchange_plan plan(*comm_, going, build_fn, "points");
-    const detail::point_type point(dimension);
-    std::vector<double> share = plan.run(*comm_, send_points.data(), point.type, dimension);
-    std::vector<std::int64_t> share_global = plan.run(*comm_, send_global.data(), MPI_INT64_T, 1);
+    std::vector<double> share;
+    std::vector<std::int64_t> share_global;
+    detail::agree(*comm_, build_fn, [&] {
+      share = plan.receive_buffer<double>(dimension);
+      share_global = plan.receive_buffer<std::int64_t>(1);
+    });
+    plan.run(*comm_, send_points.data(), detail::point_type(dimension).type, share);
+    plan.run(*comm_, send_global.data(), MPI_INT64_T, share_global);
     const std::size_t held = share_global.size();
 
     const host_matrix share_rows(share.data(), held, dimension);
@@ -244,6 +249,7 @@ class distributed_index {
     std::vector<int> first;
     detail::best_lists best(0, k);
     std::vector<std::vector<std::int64_t>> visits(ranks);
+    std::vector<double> packed;  // the queries of each pass, in the order of visits
     detail::agree(comm, query_fn, [&] {
       rows = host_matrix("kernwerk::mpi::distributed_index::queries", n, dimension);
       clock(&nearest_timings::staging, [&] { detail::copy_rows(space, queries, rows); });
@@ -255,8 +261,9 @@ class distributed_index {
       });
       best = detail::best_lists(n, k);
       for (std::size_t i = 0; i < n; ++i) visits[first[i]].push_back(std::int64_t(i));
+      packed = pack(rows, visits);
     });
-    visit(space, clock, rows, visits, best, report ? &report->searched[0] : nullptr);
+    visit(space, clock, packed, visits, best, report ? &report->searched[0] : nullptr);
 
     // The second pass: every other rank that may hold a nearer point than the k-th found.
     detail::agree(comm, query_fn, [&] {
@@ -269,10 +276,11 @@ class distributed_index {
       for (std::size_t i = 0; i < n; ++i)
         for (int r = 0; r < ranks; ++r)
           if (wanted[i * ranks + r]) visits[r].push_back(std::int64_t(i));
+      packed = pack(rows, visits);
     });
     if (report)
       for (const auto& list : visits) report->second_visits += std::int64_t(list.size());
-    visit(space, clock, rows, visits, best, report ? &report->searched[1] : nullptr);
+    visit(space, clock, packed, visits, best, report ? &report->searched[1] : nullptr);
 
     detail::agree(comm, query_fn, [&] {
       if (n > 0) {
@@ -480,11 +488,19 @@ class distributed_index {
     return false;
   }
 
-  // One pass: the queries of visits[r] go to rank r, which searches them in its share and
-  // sends back its k best (key, global index), merged into `best`. `searched` counts the
-  // queries this rank searched.
+  // The rows of visits[0], then visits[1], ...: the queries of a pass as they travel.
+  std::vector<double> pack(const host_matrix& rows, const std::vector<std::vector<std::int64_t>>& visits) const {
+    std::vector<double> packed;
+    for (const auto& list : visits)
+      for (const std::int64_t i : list) packed.insert(packed.end(), &rows(i, 0), &rows(i, 0) + geometry_.dimension);
+    return packed;
+  }
+
+  // One pass: the queries of visits[r] (packed: their rows, pack's) go to rank r, which
+  // searches them in its share and sends back its k best (key, global index), merged into
+  // `best`. `searched` counts the queries this rank searched.
   void visit(const ExecutionSpace& space, const detail::phase_clock<ExecutionSpace>& clock,
-             const host_matrix& rows, const std::vector<std::vector<std::int64_t>>& visits,
+             const std::vector<double>& packed, const std::vector<std::vector<std::int64_t>>& visits,
              detail::best_lists& best, std::int64_t* searched) const {
     const MPI_Comm comm = *comm_;
     const int ranks = int(visits.size()), dimension = geometry_.dimension;
@@ -492,21 +508,22 @@ class distributed_index {
     std::vector<std::int64_t> going(ranks);
     for (int r = 0; r < ranks; ++r) going[r] = std::int64_t(visits[r].size());
     std::optional<detail::exchange_plan> plan;
-    std::vector<double> arrived, packed;
-    detail::agree(comm, query_fn, [&] {
-      for (const auto& list : visits)
-        for (const std::int64_t i : list) packed.insert(packed.end(), &rows(i, 0), &rows(i, 0) + dimension);
-    });
-    clock.host(&nearest_timings::exchange, [&] {
-      plan.emplace(comm, going, query_fn, "queries");
-      const detail::point_type point(dimension);
-      arrived = plan->run(comm, packed.data(), point.type, dimension);
-    });
+    clock.host(&nearest_timings::exchange, [&] { plan.emplace(comm, going, query_fn, "queries"); });
+    std::vector<double> arrived;
+    detail::agree(comm, query_fn, [&] { arrived = plan->receive_buffer<double>(dimension); });
+    clock.host(&nearest_timings::exchange,
+               [&] { plan->run(comm, packed.data(), detail::point_type(dimension).type, arrived); });
     const std::size_t count = std::size_t(plan->received), held = local_->size();
     if (searched) *searched = std::int64_t(count);
-    // This rank's k best of each query that arrived (the rest of a row padded).
+    // This rank's k best of each query that arrived (the rest of a row padded), and the buffers
+    // of the answers coming back the way the queries came.
+    const detail::exchange_plan back = plan->reversed();
     detail::best_lists found(0, k);
+    std::vector<double> keys;
+    std::vector<std::int64_t> indices;
     detail::agree(comm, query_fn, [&] {
+      keys = back.receive_buffer<double>(k);
+      indices = back.receive_buffer<std::int64_t>(k);
       found = detail::best_lists(count, k);
       if (count > 0 && held > 0) clock(&nearest_timings::compute, [&] {
         const std::size_t k_here = std::min(k, held);
@@ -533,14 +550,11 @@ class distributed_index {
           }
       });
     });
-    // The answers go back the way the queries came, and are merged rank by rank.
-    const detail::exchange_plan back = plan->reversed();
-    std::vector<double> keys;
-    std::vector<std::int64_t> indices;
+    // The answers go back, and are merged rank by rank.
     clock.host(&nearest_timings::exchange, [&] {
       const detail::contiguous_type key_row(int(k), MPI_DOUBLE), index_row(int(k), MPI_INT64_T);
-      keys = back.run(comm, found.keys.data(), key_row.type, k);
-      indices = back.run(comm, found.indices.data(), index_row.type, k);
+      back.run(comm, found.keys.data(), key_row.type, keys);
+      back.run(comm, found.indices.data(), index_row.type, indices);
     });
     clock.host(&nearest_timings::compute, [&] {
       for (int r = 0; r < ranks; ++r) {

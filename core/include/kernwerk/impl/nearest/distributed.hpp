@@ -117,26 +117,29 @@ struct contiguous_type {
 
 // Counts of items going to each rank; the counts coming from each rank and the displacements of
 // both, as MPI_Alltoallv takes them (ints: the items of one pair of ranks stay below 2^31).
-// Collective, as is each exchange; a limit passed or a receive buffer refused on one rank fails
-// every rank (agree).
+// Collective. The limits on what a rank sends are agreed on before the counts travel; what it
+// receives is checked and allocated by receive_buffer, within the caller's agree (with the
+// rest of its local work), before run().
 struct exchange_plan {
   std::vector<int> send_counts, send_offsets, receive_counts, receive_offsets;
   std::int64_t received = 0;
-  const char* function = nullptr;  // of the errors
+  const char* function = nullptr;  // of the errors,
+  const char* what = nullptr;      // and the argument they name
 
-  exchange_plan(MPI_Comm comm, const std::vector<std::int64_t>& counts, const char* fn, const char* what)
-      : function(fn) {
+  exchange_plan(MPI_Comm comm, const std::vector<std::int64_t>& counts, const char* fn, const char* what_)
+      : function(fn), what(what_) {
     const int ranks = int(counts.size());
     send_counts.resize(ranks), send_offsets.resize(ranks), receive_counts.resize(ranks),
         receive_offsets.resize(ranks);
-    std::int64_t at = 0;
     agree(comm, fn, [&] {
+      std::int64_t at = 0;
       for (int r = 0; r < ranks; ++r) {
         if (counts[r] > INT_MAX)
           throw unsupported(fn, what, std::to_string(counts[r]) + " items for one rank: at most 2^31 - 1");
         send_counts[r] = int(counts[r]);
-        send_offsets[r] = int(std::min<std::int64_t>(at, INT_MAX));
+        send_offsets[r] = int(at);
         at += counts[r];
+        if (at > INT_MAX) throw unsupported(fn, what, "more than 2^31 - 1 items sent by one rank");
       }
     });
     check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm),
@@ -145,20 +148,19 @@ struct exchange_plan {
       receive_offsets[r] = int(std::min<std::int64_t>(received, INT_MAX));
       received += receive_counts[r];
     }
-    agree(comm, fn, [&] {
-      if (at > INT_MAX || received > INT_MAX)
-        throw unsupported(fn, what, "more than 2^31 - 1 items sent or received by one rank");
-    });
   }
-  // Sends items of `type` (send: by destination rank) and returns those received, by source.
+  // The buffer of the items received, `per_item` values each. Local: call it within agree.
   template <class T>
-  std::vector<T> run(MPI_Comm comm, const T* send, MPI_Datatype type, std::size_t per_item) const {
-    std::vector<T> receive;
-    agree(comm, function, [&] { receive.resize(std::size_t(received) * per_item); });
+  std::vector<T> receive_buffer(std::size_t per_item) const {
+    if (received > INT_MAX) throw unsupported(function, what, "more than 2^31 - 1 items received by one rank");
+    return std::vector<T>(std::size_t(received) * per_item);
+  }
+  // Sends items of `type` (send: by destination rank) into `receive` (receive_buffer's), by source.
+  template <class T>
+  void run(MPI_Comm comm, const T* send, MPI_Datatype type, std::vector<T>& receive) const {
     check_mpi(MPI_Alltoallv(send, send_counts.data(), send_offsets.data(), type, receive.data(),
                             receive_counts.data(), receive_offsets.data(), type, comm),
               "MPI_Alltoallv");
-    return receive;
   }
   // The reverse exchange: items answering those received go back to their senders.
   exchange_plan reversed() const {
@@ -169,9 +171,6 @@ struct exchange_plan {
     for (const int count : back.receive_counts) back.received += count;
     return back;
   }
-
- private:
-  exchange_plan() = default;
 };
 
 // A rank's answers, from the indices of its share to global ones.

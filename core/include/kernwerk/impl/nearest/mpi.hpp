@@ -326,13 +326,6 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
   std::vector<int> counts(ranks), displacements(ranks);
   for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
   const point_type point(dimension);
-  const auto gather = [&](double* all) {
-    clock.host(&nearest_timings::exchange, [&] {
-      check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts.data(),
-                               displacements.data(), point.type, comm),
-                "MPI_Allgatherv");
-    });
-  };
   const auto mine = std::make_pair(std::size_t(s.offset[rank]), std::size_t(s.offset[rank] + s.count[rank]));
   // Every rank's references, gathered in the execution space's memory (in place) or through a
   // page-locked host buffer (staged) and copied there, where this rank has observations.
@@ -342,35 +335,35 @@ void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& o
                                       total, dimension);
   };
   // Each rank's own work runs within agree: a rank that fails there fails them all.
-  if (in_place<ExecutionSpace>(options)) {
-    agree(comm, fn, [&] {
-      clock(&nearest_timings::staging, [&] {
+  const bool direct = in_place<ExecutionSpace>(options);
+  std::optional<staging<ExecutionSpace>> memory;
+  host_rows all;
+  agree(comm, fn, [&] {
+    clock(&nearest_timings::staging, [&] {
+      if (direct) {
         allocate_here();
         copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
-      });
+      } else {
+        memory.emplace(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
+        all = host_rows(memory->template take<double>(total * dimension), total, dimension);
+        copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL()));
+      }
     });
-    gather(here.data());
-  } else {
-    std::optional<staging<ExecutionSpace>> memory;
-    host_rows all;
-    agree(comm, fn, [&] {
-      memory.emplace(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
-      all = host_rows(memory->template take<double>(total * dimension), total, dimension);
-      clock(&nearest_timings::staging, [&] { copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL())); });
-    });
-    gather(all.data());
-    agree(comm, fn, [&] {
-      if (observations.extent(0) > 0)
-        clock(&nearest_timings::staging, [&] {
-          allocate_here();
-          Kokkos::deep_copy(space, here, all);
-        });
-    });
-  }
+  });
+  clock.host(&nearest_timings::exchange, [&] {
+    check_mpi(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, direct ? here.data() : all.data(), counts.data(),
+                             displacements.data(), point.type, comm),
+              "MPI_Allgatherv");
+  });
   agree(comm, fn, [&] {
-    if (observations.extent(0) > 0)
-      clock(&nearest_timings::compute,
-            [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
+    if (observations.extent(0) == 0) return;
+    if (!direct)
+      clock(&nearest_timings::staging, [&] {
+        allocate_here();
+        Kokkos::deep_copy(space, here, all);
+      });
+    clock(&nearest_timings::compute,
+          [&] { kernwerk::nearest(space, observations, here, indices, distances, options); });
   });
 }
 

@@ -54,6 +54,21 @@ void with_view(const point_set& points, Action&& action) {
     action(wrap(points.f64, points.count, points.dimension));
 }
 
+// Two point sets as Views of one value type, action(a, b): float32 where both are, else float64
+// (a float32 set widened, exactly, for the call), so that the library's compiled calls serve
+// them (a mixed pair would compile its own).
+template <class Action>
+void with_views(const point_set& a, const point_set& b, Action&& action) {
+  if (a.single_precision && b.single_precision)
+    return action(wrap(a.f32, a.count, a.dimension), wrap(b.f32, b.count, b.dimension));
+  const auto widened = [](const point_set& p) {
+    return p.single_precision ? std::vector<double>(p.f32.begin(), p.f32.end()) : std::vector<double>();
+  };
+  const std::vector<double> wide_a = widened(a), wide_b = widened(b);
+  action(wrap(a.single_precision ? wide_a : a.f64, a.count, a.dimension),
+         wrap(b.single_precision ? wide_b : b.f64, b.count, b.dimension));
+}
+
 // --metric, --degrees and --radius into options of kernwerk::nearest, within or dbscan.
 template <class Options>
 void read_metric_options(const arguments& args, Options& options) {

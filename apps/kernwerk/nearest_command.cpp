@@ -131,46 +131,44 @@ int run_nearest(const arguments& args, const process_group& group) {
   const auto compute = [&] {
     with_backend(args.text("--backend", ""), [&](auto space) {
       space_name = space.name();
-      with_view(observations, [&](auto obs) {
-        with_view(references, [&](auto ref) {
-          const auto out_indices = [&](std::size_t first, std::size_t last) {
-            return host_matrix<std::int64_t>(indices.data() + first * k, last - first, k);
-          };
-          const auto out_distances = [&](std::size_t first, std::size_t last) {
-            return host_matrix<double>(distances.data() + first * k, last - first, k);
-          };
+      with_views(observations, references, [&](auto obs, auto ref) {
+        const auto out_indices = [&](std::size_t first, std::size_t last) {
+          return host_matrix<std::int64_t>(indices.data() + first * k, last - first, k);
+        };
+        const auto out_distances = [&](std::size_t first, std::size_t last) {
+          return host_matrix<double>(distances.data() + first * k, last - first, k);
+        };
 #ifdef KERNWERK_CLI_MPI
-          if (group.distributed() && partitioned) {
-            mpi::distributed_index_options layout;
-            static_cast<index_options&>(layout) = {options.metric, options.units, options.radius};
-            layout.layout = mpi::index_layout::partitioned;
-            group.together([&] {
-              const mpi::distributed_index<decltype(space)> index(space, MPI_COMM_WORLD, ref, layout);
-              index.nearest(space, obs, out_indices(0, n), out_distances(0, n));
-            });
-            report = {method_kind::indexed, "a distributed index"};
-            strategy = strategy_name;
-            return;
-          }
-          if (group.distributed()) {
-            mpi::nearest_options distributed;
-            static_cast<nearest_options&>(distributed) = options;
-            distributed.strategy = strategy_option;
-            group.together([&] {
-              strategy = to_string(mpi::nearest(space, MPI_COMM_WORLD, obs, ref, out_indices(0, n),
-                                                out_distances(0, n), distributed));
-            });
-            return;
-          }
+        if (group.distributed() && partitioned) {
+          mpi::distributed_index_options layout;
+          static_cast<index_options&>(layout) = {options.metric, options.units, options.radius};
+          layout.layout = mpi::index_layout::partitioned;
+          group.together([&] {
+            const mpi::distributed_index<decltype(space)> index(space, MPI_COMM_WORLD, ref, layout);
+            index.nearest(space, obs, out_indices(0, n), out_distances(0, n));
+          });
+          report = {method_kind::indexed, "a distributed index"};
+          strategy = strategy_name;
+          return;
+        }
+        if (group.distributed()) {
+          mpi::nearest_options distributed;
+          static_cast<nearest_options&>(distributed) = options;
+          distributed.strategy = strategy_option;
+          group.together([&] {
+            strategy = to_string(mpi::nearest(space, MPI_COMM_WORLD, obs, ref, out_indices(0, n),
+                                              out_distances(0, n), distributed));
+          });
+          return;
+        }
 #endif
-          for (std::size_t slice = 0; slice < slices; ++slice) {
-            const std::size_t first = n * slice / slices, last = n * (slice + 1) / slices;
-            if (first == last) continue;
-            kernwerk::nearest(space, Kokkos::subview(obs, std::make_pair(first, last), Kokkos::ALL()),
-                              ref, out_indices(first, last), out_distances(first, last), options);
-            bar.show(double(last) / n);
-          }
-        });
+        for (std::size_t slice = 0; slice < slices; ++slice) {
+          const std::size_t first = n * slice / slices, last = n * (slice + 1) / slices;
+          if (first == last) continue;
+          kernwerk::nearest(space, Kokkos::subview(obs, std::make_pair(first, last), Kokkos::ALL()),
+                            ref, out_indices(first, last), out_distances(first, last), options);
+          bar.show(double(last) / n);
+        }
       });
     });
   };

@@ -71,11 +71,9 @@ int run_within(const arguments& args) {
   const auto start = std::chrono::steady_clock::now();
   with_backend(args.text("--backend", ""), [&](auto space) {
     space_name = space.name();
-    with_view(queries, [&](auto q) {
-      with_view(points, [&](auto p) {
-        if (with_distances) kernwerk::within(space, q, p, distance, offsets, indices, distances, options);
-        else kernwerk::within(space, q, p, distance, offsets, indices, options);
-      });
+    with_views(queries, points, [&](auto q, auto p) {
+      if (with_distances) kernwerk::within(space, q, p, distance, offsets, indices, distances, options);
+      else kernwerk::within(space, q, p, distance, offsets, indices, options);
     });
   });
   const double elapsed = seconds_since(start);

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernwerk/impl/index/point_bvh.hpp"
+#include "kernwerk/impl/packed_rows.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/index_options.hpp"
 
@@ -56,15 +57,12 @@ struct index_core {
   }
 };
 
-// Builds the index over `points` (rank 2, in the execution space's reach) into memory carved
-// from `keep`, borrowing `scratch` (index_core's keep_bytes and build_bytes). With `limits`, the
-// build checks the points' coordinates on the way, and *first_invalid is the first row they
-// refuse (-1: none); the index is then not to be used.
-template <class ExecutionSpace, class Points, class Keep, class Scratch>
-index_core<typename ExecutionSpace::memory_space> build_index(
+// build_index on packed rows: the library compiles it once per execution space and value type
+// (impl/nearest/instances.hpp).
+template <class ExecutionSpace, class Points>
+index_core<typename ExecutionSpace::memory_space> build_packed_index(
     const ExecutionSpace& space, const Points& points, const index_metric& metric, bool with_grid,
-    Keep& keep, Scratch& scratch, const coordinate_limits* limits = nullptr,
-    std::int64_t* first_invalid = nullptr) {
+    carver& keep, carver& scratch, const coordinate_limits* limits, std::int64_t* first_invalid) {
   index_core<typename ExecutionSpace::memory_space> core;
   core.metric = metric;
   core.dimension = int(points.extent(1));
@@ -75,6 +73,25 @@ index_core<typename ExecutionSpace::memory_space> build_index(
                                                 with_grid, limits, first_invalid)
                              : build_euclidean_bvh(space, points, leaf, keep, scratch, limits,
                                                    first_invalid);
+  return core;
+}
+
+// Builds the index over `points` (rank 2, in the execution space's reach; rows that are not
+// packed through a packed copy) into memory carved from `keep`, borrowing `scratch`
+// (index_core's keep_bytes and build_bytes). With `limits`, the build checks the points'
+// coordinates on the way, and *first_invalid is the first row they refuse (-1: none); the index
+// is then not to be used.
+template <class ExecutionSpace, class Points>
+index_core<typename ExecutionSpace::memory_space> build_index(
+    const ExecutionSpace& space, const Points& points, const index_metric& metric, bool with_grid,
+    carver& keep, carver& scratch, const coordinate_limits* limits = nullptr,
+    std::int64_t* first_invalid = nullptr) {
+  const packed_rows<Points> rows(space, points, true);
+  const auto core = build_packed_index(
+      space,
+      method_points<typename Points::non_const_value_type, typename Points::memory_space>(rows.rows),
+      metric, with_grid, keep, scratch, limits, first_invalid);
+  if (rows.copied()) space.fence();  // before the copy goes
   return core;
 }
 

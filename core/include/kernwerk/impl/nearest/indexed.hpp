@@ -22,6 +22,7 @@
 
 #include "kernwerk/impl/launch.hpp"
 #include "kernwerk/impl/math.hpp"
+#include "kernwerk/impl/packed_rows.hpp"
 #include "kernwerk/impl/nearest/brute_force.hpp"
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
@@ -369,12 +370,12 @@ void nearest_listed(const ExecutionSpace& space, const Observations& observation
   space.fence();  // before the index goes
 }
 
-// The k nearest points of an index to every observation (rows of the index's coordinates, in
-// the execution space's memory), with scratch from `scratch` (nearest_bvh_query_bytes).
+// query_index's search on packed rows: the library compiles it once per execution space and
+// value type (impl/nearest/instances.hpp), not every caller of the index.
 template <class ExecutionSpace, class Observations, class Output, class Scratch>
-void query_index(const ExecutionSpace& space, const Observations& observations,
-                 const index_core<typename ExecutionSpace::memory_space>& index,
-                 const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
+void search_index(const ExecutionSpace& space, const Observations& observations,
+                  const index_core<typename ExecutionSpace::memory_space>& index,
+                  const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
   using bvh_type = point_bvh<typename ExecutionSpace::memory_space>;
   if (index.metric.sphere())
     query_sphere_bvh(space, observations, index.bvh, output, k, index.metric.scale,
@@ -382,6 +383,28 @@ void query_index(const ExecutionSpace& space, const Observations& observations,
   else
     query_bvh(space, euclidean_bvh_metric<Observations, bvh_type>{observations, index.bvh},
               std::int64_t(observations.extent(0)), index.bvh, output, k, tuning, scratch);
+}
+
+// The k nearest points of an index to every observation (rows of the index's coordinates, in
+// the execution space's memory), with scratch from `scratch` (nearest_bvh_query_bytes). Rows
+// that are not packed are searched through packed copies, as kernwerk::nearest's methods are.
+template <class ExecutionSpace, class Observations, class Output>
+void query_index(const ExecutionSpace& space, const Observations& observations,
+                 const index_core<typename ExecutionSpace::memory_space>& index,
+                 const Output& output, int k, const nearest_tuning& tuning, carver& scratch) {
+  const packed_rows<Observations> rows(space, observations, true);
+  const packed_rows<decltype(output.indices)> indices(space, output.indices, false);
+  const packed_rows<decltype(output.distances)> distances(space, output.distances, false);
+  search_index(space,
+               method_points<typename Observations::non_const_value_type,
+                             typename Observations::memory_space>(rows.rows),
+               index,
+               neighbour_output<decltype(indices.rows), decltype(distances.rows)>{
+                   indices.rows, distances.rows, output.keys},
+               k, tuning, scratch);
+  indices.copy_back(space);
+  distances.copy_back(space);
+  if (indices.copied() || distances.copied()) space.fence();  // before the copies go
 }
 
 // The one-shot indexed call's own workspace.

@@ -20,13 +20,33 @@
       const kernwerk::impl::method_points<T, Space::memory_space>&,                                  \
       const kernwerk::impl::method_points<T, Space::memory_space>&,                                  \
       const kernwerk::impl::method_output<std::int64_t, D, Space::memory_space>&, int) const;
+// The index's build and search (impl/index/index_core.hpp, impl/nearest/indexed.hpp), which
+// every caller of the index reaches: kernwerk::spatial_index, the one-shot calls, the MPI index.
+#define KERNWERK_INDEX_BUILD(prefix, Space, T)                                                       \
+  prefix template kernwerk::impl::index_core<Space::memory_space>                                    \
+  kernwerk::impl::build_packed_index(const Space&,                                                   \
+                                     const kernwerk::impl::method_points<T, Space::memory_space>&,   \
+                                     const kernwerk::impl::index_metric&, bool,                      \
+                                     kernwerk::impl::carver&, kernwerk::impl::carver&,               \
+                                     const kernwerk::impl::coordinate_limits*, std::int64_t*);
+#define KERNWERK_INDEX_SEARCH(prefix, Space, T, D)                                                   \
+  prefix template void kernwerk::impl::search_index(                                                 \
+      const Space&, const kernwerk::impl::method_points<T, Space::memory_space>&,                    \
+      const kernwerk::impl::index_core<Space::memory_space>&,                                        \
+      const kernwerk::impl::method_output<std::int64_t, D, Space::memory_space>&, int,               \
+      const kernwerk::nearest_tuning&, kernwerk::impl::carver&);
 #define KERNWERK_NEAREST_F64(prefix, Space)                        \
   KERNWERK_NEAREST_METHOD(prefix, Space, double, double)           \
-  KERNWERK_NEAREST_CALL(prefix, Space, Space::memory_space, double)
+  KERNWERK_NEAREST_CALL(prefix, Space, Space::memory_space, double) \
+  KERNWERK_INDEX_BUILD(prefix, Space, double)                      \
+  KERNWERK_INDEX_SEARCH(prefix, Space, double, double)
 #define KERNWERK_NEAREST_F32(prefix, Space)                       \
   KERNWERK_NEAREST_METHOD(prefix, Space, float, float)            \
   KERNWERK_NEAREST_METHOD(prefix, Space, float, double)           \
-  KERNWERK_NEAREST_CALL(prefix, Space, Space::memory_space, float)
+  KERNWERK_NEAREST_CALL(prefix, Space, Space::memory_space, float) \
+  KERNWERK_INDEX_BUILD(prefix, Space, float)                      \
+  KERNWERK_INDEX_SEARCH(prefix, Space, float, float)              \
+  KERNWERK_INDEX_SEARCH(prefix, Space, float, double)
 // A GPU's calls on host memory.
 #define KERNWERK_NEAREST_HOST_F64(prefix, Space) KERNWERK_NEAREST_CALL(prefix, Space, Kokkos::HostSpace, double)
 #define KERNWERK_NEAREST_HOST_F32(prefix, Space) KERNWERK_NEAREST_CALL(prefix, Space, Kokkos::HostSpace, float)

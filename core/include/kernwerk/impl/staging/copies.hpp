@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernwerk/impl/packed_rows.hpp"
 #include "kernwerk/impl/staging/engine.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
@@ -50,16 +51,6 @@ class copy_memory {
   Kokkos::View<char*, MemorySpace> owned_;
   std::optional<carver> pieces_;
 };
-
-// Whether a rank-1 or rank-2 View's elements are in row-major order without gaps.
-template <class View>
-bool row_major_packed(const View& view) {
-  if constexpr (View::rank == 1)
-    return view.extent(0) <= 1 || view.stride(0) == 1;
-  else
-    return (view.extent(1) <= 1 || view.stride(1) == 1) &&
-           (view.extent(0) <= 1 || view.stride(0) == view.extent(1));
-}
 
 // The View `view` as the execution space sees it: itself where it reaches it, else a LayoutRight
 // copy's place in its memory (rank and value type kept).

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernwerk/impl/packed_rows.hpp"
+
 namespace kernwerk::impl {
 
 // Writes neighbour q of observation i into rank-1 (k = 1) or rank-2 (n, k) outputs: its index
@@ -29,5 +31,10 @@ struct neighbour_output {
     }
   }
 };
+
+// The output the methods and the index's search are compiled for (impl/packed_rows.hpp).
+template <class Index, class Distance, class MemorySpace>
+using method_output =
+    neighbour_output<method_matrix<Index, MemorySpace>, method_matrix<Distance, MemorySpace>>;
 
 }  // namespace kernwerk::impl

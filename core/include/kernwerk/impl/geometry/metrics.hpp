@@ -119,7 +119,7 @@ struct sphere_metric {
     const double dx = o.x - references(j, column_x);
     const double dy = o.y - references(j, column_y);
     const double dz = o.z - references(j, column_z);
-    return dx * dx + dy * dy + dz * dz;
+    return squared_norm(dx, dy, dz);
   }
   KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const {
     return haversine(o.lat, o.lon, o.coslat, references(j, column_lat), references(j, column_lon),
@@ -151,12 +151,9 @@ struct euclidean_metric {
     return o;
   }
   KOKKOS_INLINE_FUNCTION double chord(const point& o, std::int64_t j) const {
-    double squared = 0.0;
-    for (int d = 0; d < Dimension; ++d) {
-      const double delta = o.x[d] - static_cast<double>(references(j, d));
-      squared += delta * delta;
-    }
-    return squared;
+    double delta[3] = {0.0, 0.0, 0.0};  // (2-D: the index's z = 0 adds nothing)
+    for (int d = 0; d < Dimension; ++d) delta[d] = o.x[d] - static_cast<double>(references(j, d));
+    return squared_norm(delta[0], delta[1], delta[2]);
   }
   KOKKOS_INLINE_FUNCTION double key(const point& o, std::int64_t j) const { return chord(o, j); }
   // (keys cost no more than a test of the points)

@@ -382,13 +382,12 @@ struct point_bvh {
   // Squared distance from (x, y, z) to the box of a node; empty boxes are infinitely far.
   KOKKOS_INLINE_FUNCTION double box_distance(double x, double y, double z, std::int64_t node) const {
     const double v[3] = {x, y, z};
-    double sum = 0;
+    double d[3];
     for (int a = 0; a < 3; ++a) {
       const double below = boxes(node, a) - v[a], above = v[a] - boxes(node, a + 3);
-      const double d = below > 0 ? below : (above > 0 ? above : 0.0);
-      sum += d * d;
+      d[a] = below > 0 ? below : (above > 0 ? above : 0.0);
     }
-    return sum;
+    return squared_norm(d[0], d[1], d[2]);
   }
   // The same from a point rounded to float, in float arithmetic, on the float box.
   KOKKOS_INLINE_FUNCTION float float_box_distance(float x, float y, float z, std::int64_t node) const {

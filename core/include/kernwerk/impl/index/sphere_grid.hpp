@@ -17,6 +17,7 @@
 
 #include "kernwerk/impl/geometry/metrics.hpp"
 #include "kernwerk/impl/launch.hpp"
+#include "kernwerk/impl/math.hpp"
 #include "kernwerk/impl/workspace.hpp"
 
 namespace kernwerk::impl {
@@ -102,7 +103,7 @@ struct sphere_grid {
       return below > 0 ? below : (above > 0 ? above : 0.0);
     };
     const double dx = axis(x, ix0, ix1), dy = axis(y, iy, iy), dz = axis(z, iz, iz);
-    return dx * dx + dy * dy + dz * dz;
+    return squared_norm(dx, dy, dz);
   }
   // Distance from v to the nearest cell outside the block of cells low[a]..high[a] along each
   // axis; negative when there is no such cell. Selects, not branches: which side of a cell a

@@ -72,7 +72,7 @@ struct euclidean_bvh_metric {
     const std::int64_t r = bvh.rank(j);
     const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
                  dz = o.z - bvh.points(r, column_z);
-    return dx * dx + dy * dy + dz * dz;
+    return squared_norm(dx, dy, dz);
   }
   // (keys cost no more than a test of the points)
   KOKKOS_INLINE_FUNCTION bool same_point(std::int64_t, std::int64_t) const { return false; }
@@ -107,7 +107,7 @@ struct bvh_query {
       const double x = bvh.points(r, column_x), y = bvh.points(r, column_y),
                    z = bvh.points(r, column_z);
       const double dx = o.x - x, dy = o.y - y, dz = o.z - z;
-      const double chord = dx * dx + dy * dy + dz * dz;
+      const double chord = squared_norm(dx, dy, dz);
       if (list.admits(chord) &&
           !(visited.active && bvh.grid.in_block(x, y, z, visited.cell, bvh.grid.shells)))
         list.offer(chord, bvh.order(r), keys);
@@ -131,7 +131,7 @@ struct bvh_query {
     for (int row = grid.start(grid.cell(ix0, iy, iz)); row < end; ++row) {
       const double dx = o.x - grid.sorted(row, 0), dy = o.y - grid.sorted(row, 1),
                    dz = o.z - grid.sorted(row, 2);
-      const double chord = dx * dx + dy * dy + dz * dz;
+      const double chord = squared_norm(dx, dy, dz);
       if (list.admits(chord)) list.offer(chord, grid.order(row), keys);
     }
   }

@@ -170,7 +170,7 @@ struct radius_rule {
   // round alike)
   KOKKOS_INLINE_FUNCTION static double chord_to(const sphere_point& o, double x, double y, double z) {
     const double dx = o.x - x, dy = o.y - y, dz = o.z - z;
-    return dx * dx + dy * dy + dz * dz;
+    return squared_norm(dx, dy, dz);
   }
   KOKKOS_INLINE_FUNCTION double distance(const sphere_point& o, std::int64_t r) const {
     if (sphere)
@@ -180,7 +180,7 @@ struct radius_rule {
                                                      bvh.points(r, column_coslat)));
     const double dx = o.x - bvh.points(r, column_x), dy = o.y - bvh.points(r, column_y),
                  dz = o.z - bvh.points(r, column_z);
-    return math::sqrt(dx * dx + dy * dy + dz * dz);
+    return math::sqrt(squared_norm(dx, dy, dz));
   }
 
   // Whether row r is within range of o, decided as for_each decides it.

@@ -105,8 +105,9 @@ TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: euclidean points, brute force by method
 }
 TEST_CASE_TEMPLATE_APPLY(euclidean, kernwerk::test::enabled_spaces);
 
-// References as float32 in LayoutLeft, in the space's memory and in host memory: staged as
-// doubles (converted where they live), the answer is kernwerk::nearest's on the same values.
+// References as float32 in LayoutLeft, in the space's memory and in host memory: they travel
+// as packed float32 rows (converted where they live), the answer is kernwerk::nearest's on the
+// same values.
 TEST_CASE_TEMPLATE_DEFINE("mpi::nearest: float32 LayoutLeft references, device and host", Space, float_refs) {
   using memory_space = typename Space::memory_space;
   const auto observations = sphere_layout("uniform", 500, 300, true);

@@ -15,6 +15,8 @@
 /// (options.memory_budget, else the execution space's default), and ring where they do not: its
 /// shards need 2 / p of that.
 ///
+/// The references travel as packed rows of float32 where they are float32 (and are searched so,
+/// as a single process searches them), else of float64.
 /// Messages go straight from the execution space's memory where MPI can reach it (host memory,
 /// or GPU memory with a CUDA- or ROCm-aware MPI: options.messages), else through page-locked
 /// host buffers; the ring overlaps each transfer with the search of the shard before it.

@@ -198,18 +198,25 @@ strategy_kind choose_strategy(const nearest_options& options, const shards& s) {
   return replicated <= double(budget) / 2 ? strategy_kind::replicate : strategy_kind::ring;
 }
 
-template <class ExecutionSpace>
-using point_rows = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
-using host_rows = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+// Rows of points as they travel between ranks: in the references' own value type (float32 sets
+// then search as float32 sets, through the library's compiled calls), float64 by default.
+template <class ExecutionSpace, class T = double>
+using point_rows = Kokkos::View<T**, Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
+template <class T = double>
+using host_rows = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+// The value type references of type T travel in: float32 as they are, any other as float64.
+template <class T>
+using exchanged = std::conditional_t<std::is_same_v<T, float>, float, double>;
 
-// `references` as rows of doubles in `out` (any memory): one copy where they are contiguous
-// rows of double already, else converted where they live (on the execution space, or on the
-// host where it cannot reach them) and copied.
+// `references` as rows of out's value type in `out` (any memory): one copy where they are
+// contiguous rows of that type already, else converted where they live (on the execution space,
+// or on the host where it cannot reach them) and copied.
 template <class ExecutionSpace, class References, class Out>
 void copy_rows(const ExecutionSpace& space, const References& references, const Out& out) {
   using value = typename References::non_const_value_type;
+  using target = typename Out::non_const_value_type;
   using layout = typename References::array_layout;
-  if constexpr (std::is_same_v<value, double> && std::is_same_v<layout, Kokkos::LayoutRight>) {
+  if constexpr (std::is_same_v<value, target> && std::is_same_v<layout, Kokkos::LayoutRight>) {
     if (references.span_is_contiguous()) {
       Kokkos::deep_copy(space, out, references);
       space.fence();
@@ -220,7 +227,7 @@ void copy_rows(const ExecutionSpace& space, const References& references, const 
       Kokkos::SpaceAccessibility<ExecutionSpace, typename References::memory_space>::accessible;
   using converter = std::conditional_t<reached, ExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
   const std::size_t m = references.extent(0), dimension = references.extent(1);
-  Kokkos::View<double**, Kokkos::LayoutRight, typename converter::memory_space> converted(
+  Kokkos::View<target**, Kokkos::LayoutRight, typename converter::memory_space> converted(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::converted"), m, dimension);
   const converter where = [&] {
     if constexpr (reached) return space;
@@ -229,7 +236,7 @@ void copy_rows(const ExecutionSpace& space, const References& references, const 
   Kokkos::parallel_for("kernwerk::mpi::convert",
                        Kokkos::RangePolicy<converter, Kokkos::IndexType<std::int64_t>>(where, 0, std::int64_t(m)),
                        KOKKOS_LAMBDA(const std::int64_t j) {
-                         for (std::size_t d = 0; d < dimension; ++d) converted(j, d) = double(references(j, d));
+                         for (std::size_t d = 0; d < dimension; ++d) converted(j, d) = target(references(j, d));
                        });
   where.fence();
   Kokkos::deep_copy(space, out, converted);
@@ -268,12 +275,17 @@ template <class ExecutionSpace>
 using staging = kernwerk::impl::workspace<typename kernwerk::impl::staging_memory<ExecutionSpace>::type,
                                           mpi_staging_purpose>;
 
-// A datatype of one point (dimension doubles), so that counts stay below 2^31 for any set
-// the index takes.
+// A datatype of one point (dimension values of `element`: doubles by default), so that counts
+// stay below 2^31 for any set the index takes.
+template <class T>
+MPI_Datatype element_type() {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "points are float or double");
+  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+}
 struct point_type {
   MPI_Datatype type;
-  explicit point_type(int dimension) {
-    check_mpi(MPI_Type_contiguous(dimension, MPI_DOUBLE, &type), "MPI_Type_contiguous");
+  explicit point_type(int dimension, MPI_Datatype element = MPI_DOUBLE) {
+    check_mpi(MPI_Type_contiguous(dimension, element, &type), "MPI_Type_contiguous");
     check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
   }
   ~point_type() { MPI_Type_free(&type); }
@@ -320,32 +332,33 @@ template <class ExecutionSpace, class Observations, class References, class Indi
 void replicate(const ExecutionSpace& space, MPI_Comm comm, const Observations& observations,
                const References& references, const Indices& indices, const Distances& distances,
                const nearest_options& options, const shards& s) {
+  using value = exchanged<typename References::non_const_value_type>;
   const int dimension = int(references.extent(1)), ranks = size_of(comm), rank = rank_of(comm);
   const std::size_t total = std::size_t(s.total);
   const phase_clock<ExecutionSpace> clock{space, options.timings};
   std::vector<int> counts(ranks), displacements(ranks);
   for (int r = 0; r < ranks; ++r) counts[r] = int(s.count[r]), displacements[r] = int(s.offset[r]);
-  const point_type point(dimension);
+  const point_type point(dimension, element_type<value>());
   const auto mine = std::make_pair(std::size_t(s.offset[rank]), std::size_t(s.offset[rank] + s.count[rank]));
   // Every rank's references, gathered in the execution space's memory (in place) or through a
   // page-locked host buffer (staged) and copied there, where this rank has observations.
-  point_rows<ExecutionSpace> here;
+  point_rows<ExecutionSpace, value> here;
   const auto allocate_here = [&] {
-    here = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
+    here = point_rows<ExecutionSpace, value>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::references"),
                                       total, dimension);
   };
   // Each rank's own work runs within agree: a rank that fails there fails them all.
   const bool direct = in_place<ExecutionSpace>(options);
   std::optional<staging<ExecutionSpace>> memory;
-  host_rows all;
+  host_rows<value> all;
   agree(comm, fn, [&] {
     clock(&nearest_timings::staging, [&] {
       if (direct) {
         allocate_here();
         copy_rows(space, references, Kokkos::subview(here, mine, Kokkos::ALL()));
       } else {
-        memory.emplace(staging<ExecutionSpace>::template bytes_for<double>(total * dimension));
-        all = host_rows(memory->template take<double>(total * dimension), total, dimension);
+        memory.emplace(staging<ExecutionSpace>::template bytes_for<value>(total * dimension));
+        all = host_rows<value>(memory->template take<value>(total * dimension), total, dimension);
         copy_rows(space, references, Kokkos::subview(all, mine, Kokkos::ALL()));
       }
     });
@@ -376,6 +389,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   using policy = index_policy<ExecutionSpace>;
   using index_matrix = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, memory_space>;
   using key_matrix = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>;
+  using value = exchanged<typename References::non_const_value_type>;
   const int ranks = size_of(comm), rank = rank_of(comm);
   const int dimension = int(observations.extent(1));
   const std::size_t n = observations.extent(0), largest = std::size_t(s.largest());
@@ -385,11 +399,11 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   // receives into itself (in place) or which is copied in from a page-locked host buffer
   // (staged: two of those, the shard going right and the one coming from the left).
   const bool direct = in_place<ExecutionSpace>(options);
-  const std::size_t shard_doubles = largest * dimension;
+  const std::size_t shard_values = largest * dimension;
   std::optional<staging<ExecutionSpace>> memory;
-  double *outgoing = nullptr, *incoming = nullptr;
+  value *outgoing = nullptr, *incoming = nullptr;
   const phase_clock<ExecutionSpace> clock{space, options.timings};
-  point_rows<ExecutionSpace> shard[2];
+  point_rows<ExecutionSpace, value> shard[2];
   const auto rows = [&](int owner) { return std::make_pair(std::size_t(0), std::size_t(s.count[owner])); };
   decltype(Kokkos::create_mirror_view_and_copy(memory_space(), observations)) observations_here;
   index_matrix best_index, chunk_index;
@@ -398,20 +412,20 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
   // transfer): a rank that fails there fails them all.
   agree(comm, fn, [&] {
     if (!direct) {
-      memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<double>(shard_doubles));
-      outgoing = memory->template take<double>(shard_doubles);
-      incoming = memory->template take<double>(shard_doubles);
+      memory.emplace(2 * staging<ExecutionSpace>::template bytes_for<value>(shard_values));
+      outgoing = memory->template take<value>(shard_values);
+      incoming = memory->template take<value>(shard_values);
     }
     clock(&nearest_timings::staging, [&] {
       for (auto& view : shard)
-        view = point_rows<ExecutionSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
+        view = point_rows<ExecutionSpace, value>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kernwerk::mpi::shard"),
                                           largest, dimension);
       const auto first = Kokkos::subview(shard[0], rows(rank), Kokkos::ALL());
       if (direct) {
         copy_rows(space, references, first);
       } else {
-        copy_rows(space, references, host_rows(outgoing, s.count[rank], dimension));
-        Kokkos::deep_copy(space, first, host_rows(outgoing, s.count[rank], dimension));
+        copy_rows(space, references, host_rows<value>(outgoing, s.count[rank], dimension));
+        Kokkos::deep_copy(space, first, host_rows<value>(outgoing, s.count[rank], dimension));
       }
       observations_here = Kokkos::create_mirror_view_and_copy(memory_space(), observations);
     });
@@ -422,7 +436,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
       chunk_key = key_matrix(Kokkos::view_alloc(space, "kernwerk::mpi::chunk_key"), n, k);
     });
   });
-  const point_type point(dimension);
+  const point_type point(dimension, element_type<value>());
   const bool haversine = options.metric == metric_kind::haversine;
   nearest_report local_report;
   nearest_report& report = options.report ? *options.report : local_report;  // the last shard's
@@ -432,8 +446,8 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
     MPI_Request requests[2];
     const bool passing = step + 1 < ranks;
     if (passing) {
-      double* receive = direct ? shard[(step + 1) % 2].data() : incoming;
-      double* send = direct ? shard[step % 2].data() : outgoing;
+      value* receive = direct ? shard[(step + 1) % 2].data() : incoming;
+      value* send = direct ? shard[step % 2].data() : outgoing;
       check_mpi(MPI_Irecv(receive, int(s.count[next]), point.type, left, step, comm, &requests[0]), "MPI_Irecv");
       check_mpi(MPI_Isend(send, int(s.count[owner]), point.type, right, step, comm, &requests[1]), "MPI_Isend");
     }
@@ -472,7 +486,7 @@ void ring(const ExecutionSpace& space, MPI_Comm comm, const Observations& observ
         std::swap(outgoing, incoming);
         clock(&nearest_timings::staging, [&] {
           Kokkos::deep_copy(space, Kokkos::subview(shard[(step + 1) % 2], rows(next), Kokkos::ALL()),
-                            host_rows(outgoing, s.count[next], dimension));
+                            host_rows<value>(outgoing, s.count[next], dimension));
         });
       }
     }

@@ -71,16 +71,11 @@ struct nearest_runner {
   void operator()(const Obs& obs, const Ref& ref, const Output& output, int k) const {
     const packed_rows<Obs> observations(space, obs, true);
     const packed_rows<Ref> references(space, ref, true);
-    const packed_rows<decltype(output.indices)> indices(space, output.indices, false);
-    const packed_rows<decltype(output.distances)> distances(space, output.distances, false);
     using method_obs = method_points<typename Obs::non_const_value_type, typename Obs::memory_space>;
     using method_ref = method_points<typename Ref::non_const_value_type, typename Ref::memory_space>;
-    run(method_obs(observations.rows), method_ref(references.rows),
-        neighbour_output<decltype(indices.rows), decltype(distances.rows)>{
-            indices.rows, distances.rows, output.keys},
-        k);
-    indices.copy_back(space);
-    distances.copy_back(space);
+    with_packed_output(space, output, [&](const auto& packed) {
+      run(method_obs(observations.rows), method_ref(references.rows), packed, k);
+    });
   }
 
   // The method on method Views; defined below, outside the class, so that the library's

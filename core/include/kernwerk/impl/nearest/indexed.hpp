@@ -27,6 +27,7 @@
 #include "kernwerk/impl/index/point_bvh.hpp"
 #include "kernwerk/impl/index/index_core.hpp"
 #include "kernwerk/impl/index/query_order.hpp"
+#include "kernwerk/impl/staging/neighbour_output.hpp"
 #include "kernwerk/impl/workspace.hpp"
 #include "kernwerk/nearest_options.hpp"
 
@@ -393,18 +394,10 @@ void query_index(const ExecutionSpace& space, const Observations& observations,
                  const index_core<typename ExecutionSpace::memory_space>& index,
                  const Output& output, int k, const nearest_tuning& tuning, carver& scratch) {
   const packed_rows<Observations> rows(space, observations, true);
-  const packed_rows<decltype(output.indices)> indices(space, output.indices, false);
-  const packed_rows<decltype(output.distances)> distances(space, output.distances, false);
-  search_index(space,
-               method_points<typename Observations::non_const_value_type,
-                             typename Observations::memory_space>(rows.rows),
-               index,
-               neighbour_output<decltype(indices.rows), decltype(distances.rows)>{
-                   indices.rows, distances.rows, output.keys},
-               k, tuning, scratch);
-  indices.copy_back(space);
-  distances.copy_back(space);
-  if (indices.copied() || distances.copied()) space.fence();  // before the copies go
+  using points = method_points<typename Observations::non_const_value_type, typename Observations::memory_space>;
+  with_packed_output(space, output, [&](const auto& packed) {
+    search_index(space, points(rows.rows), index, packed, k, tuning, scratch);
+  });
 }
 
 // The one-shot indexed call's own workspace.

@@ -37,4 +37,17 @@ template <class Index, class Distance, class MemorySpace>
 using method_output =
     neighbour_output<method_matrix<Index, MemorySpace>, method_matrix<Distance, MemorySpace>>;
 
+// Runs search(packed) with `output` as packed rows (method_matrix Views: the caller's own, or
+// copies written back after the search, which the execution space finishes before they go).
+template <class ExecutionSpace, class Output, class Search>
+void with_packed_output(const ExecutionSpace& space, const Output& output, Search&& search) {
+  const packed_rows<decltype(output.indices)> indices(space, output.indices, false);
+  const packed_rows<decltype(output.distances)> distances(space, output.distances, false);
+  search(neighbour_output<decltype(indices.rows), decltype(distances.rows)>{indices.rows, distances.rows,
+                                                                           output.keys});
+  indices.copy_back(space);
+  distances.copy_back(space);
+  if (indices.copied() || distances.copied()) space.fence();
+}
+
 }  // namespace kernwerk::impl

@@ -3,12 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
+#include <Eigen/Sparse>
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "execution_spaces.hpp"
@@ -125,7 +128,8 @@ TEST_CASE_TEMPLATE_APPLY(cg_solves, enabled_spaces);
 
 // The textbook CG in float64 on the host (Hestenes and Stiefel: two separate dot products a
 // step), the independent reference for the residual history.
-std::vector<double> textbook_history(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+template <class Matrix>
+std::vector<double> textbook_history(const Matrix& a, const Eigen::VectorXd& b,
                                      Eigen::VectorXd x, double tolerance, int max_steps) {
   Eigen::VectorXd r = b - a * x, p = r;
   double rr = r.squaredNorm();
@@ -156,8 +160,9 @@ Kokkos::View<double**, Layout, typename Space::memory_space> dense_in_layout(con
 
 // The history against the textbook iteration, the stop at the first step within the tolerance,
 // and the true residual of the answer.
+template <class Matrix>
 void check_against_textbook(const cg_result& result, const std::vector<double>& x,
-                            const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                            const Matrix& a, const Eigen::VectorXd& b,
                             const Eigen::VectorXd& x0, double tolerance) {
   const auto reference = textbook_history(a, b, x0, tolerance, int(b.size()) * 4);
   const auto& history = result.residual_history;
@@ -243,6 +248,56 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: history as the textbook CG's, eve
   CHECK(none.residual_history == std::vector<double>{0.0});
 }
 TEST_CASE_TEMPLATE_APPLY(cg_textbook, enabled_spaces);
+
+// A sparse SPD matrix of n rows whose rows couple near and far: a ring (i, i + 1) and chords
+// (i, i * 7919 + 13 mod n), as -1s, on a diagonal of the degree plus 0.5. More rows than a
+// host thread's range, and columns past its lead of updates: the step reads its neighbours'
+// new residuals where it computed them and recomputes them elsewhere, alike.
+struct far_coupled {
+  int n;
+  std::vector<int> starts, columns;
+  std::vector<double> values;
+  Eigen::SparseMatrix<double> sparse;
+  explicit far_coupled(int rows) : n(rows), sparse(rows, rows) {
+    std::vector<std::set<int>> neighbours(static_cast<std::size_t>(rows));
+    const auto couple = [&](int i, int j) {
+      if (i == j) return;
+      neighbours[std::size_t(i)].insert(j);
+      neighbours[std::size_t(j)].insert(i);
+    };
+    for (int i = 0; i < n; ++i) {
+      couple(i, (i + 1) % n);
+      couple(i, int((std::int64_t(i) * 7919 + 13) % n));
+    }
+    std::vector<Eigen::Triplet<double>> triplets;
+    starts.push_back(0);
+    for (int i = 0; i < n; ++i) {
+      std::set<int> row = neighbours[std::size_t(i)];
+      const double diagonal = double(row.size()) + 0.5;
+      row.insert(i);
+      for (const int j : row) {
+        columns.push_back(j);
+        values.push_back(j == i ? diagonal : -1.0);
+        triplets.emplace_back(i, j, values.back());
+      }
+      starts.push_back(int(columns.size()));
+    }
+    sparse.setFromTriplets(triplets.begin(), triplets.end());
+  }
+};
+
+TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: CSR rows coupled far apart, past a thread's range", Space, cg_far) {
+  const far_coupled a(3 * 4096 + 123);
+  const auto bv = random_vector(std::size_t(a.n), 41), x0v = random_vector(std::size_t(a.n), 42);
+  const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(bv.data(), a.n);
+  const Eigen::VectorXd x0 = Eigen::Map<const Eigen::VectorXd>(x0v.data(), a.n);
+  auto x = to_space<Space>(x0v);
+  const auto csr = make_csr(to_space<Space>(a.starts), to_space<Space>(a.columns), to_space<Space>(a.values));
+  const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-11, 0});
+  CHECK(result.iterations > 20);
+  check_against_textbook(result, to_vector<double>(x), a.sparse, b, x0, 1e-11);
+}
+TEST_CASE_TEMPLATE_APPLY(cg_far, enabled_spaces);
 
 TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: errors leave x as it was", Space, cg_errors) {
   const int n = 16;

@@ -4,6 +4,7 @@
 // and its scalars there too; x is written back only when it converged.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -245,8 +246,9 @@ struct csr_product {
   }
 };
 
-// A whole CSR step in one pass, a thread a row: row i's p, q, x and r, and s = A r with r at
-// the neighbours recomputed from their old r, s and q (as row j computes its own).
+// A whole CSR step in one pass: row i's p, q, x and r (update), and s = A r (product). A
+// product needs r at its neighbours: where their update has run in the same thread it reads
+// it, else it recomputes it from their old r, s and q (as row j computes its own).
 template <class ExecutionSpace, class Csr>
 struct csr_step {
   using memory = typename ExecutionSpace::memory_space;
@@ -258,20 +260,27 @@ struct csr_step {
   vector x, p, r, s, q, r_next, s_next, q_next;
   std::int64_t k;
 
-  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, double alpha, double beta, cg_sums& sums) const {
+  KOKKOS_INLINE_FUNCTION double update(const std::int64_t i, double alpha, double beta) const {
     const double pi = r(i) + beta * p(i), qi = s(i) + beta * q(i);
     const double ri = cg_next_residual(r(i), s(i), q(i), alpha, beta);
     p(i) = pi;
     q_next(i) = qi;
     x(i) += alpha * pi;
     r_next(i) = ri;
+    return ri;
+  }
+  // s_next(i) and the row's sums; r_next is read for the columns in [done_first, done_end).
+  KOKKOS_INLINE_FUNCTION void product(const std::int64_t i, const double ri, double alpha, double beta,
+                                      const std::int64_t done_first, const std::int64_t done_end,
+                                      cg_sums& sums) const {
     // four entries a step, their loads issued together (a row's gathers are its latency)
     double si = 0.0;
     const auto end = a.row_starts(i + 1);
     auto e = a.row_starts(i);
     const auto next = [&](const auto entry) {
-      const auto j = a.columns(entry);
-      return double(a.values(entry)) * cg_next_residual(r(j), s(j), q(j), alpha, beta);
+      const std::int64_t j = a.columns(entry);
+      const double rj = j >= done_first && j < done_end ? r_next(j) : cg_next_residual(r(j), s(j), q(j), alpha, beta);
+      return double(a.values(entry)) * rj;
     };
     for (; e + 4 <= end; e += 4) {
       const double t0 = next(e), t1 = next(e + 1), t2 = next(e + 2), t3 = next(e + 3);
@@ -284,6 +293,9 @@ struct csr_step {
     s_next(i) = si;
     sums.rr.add(ri * ri);
     sums.rar.add(ri * si);
+  }
+  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, double alpha, double beta, cg_sums& sums) const {
+    product(i, update(i, alpha, beta), alpha, beta, 0, 0, sums);
   }
 };
 // A GPU: a team's rows, a thread a row (every thread's sums are joined).
@@ -301,17 +313,28 @@ struct csr_step_teams : csr_step<ExecutionSpace, Csr> {
                          [&](const std::int64_t i) { row(i, scalars.alpha, scalars.beta, sums); });
   }
 };
-// A host: `rows` rows an index.
+// A host: a long range of rows an index, its updates `lead` rows ahead of its products, so that
+// a product reads its neighbours' new r (in cache) where they lie in the range and within the
+// lead, and recomputes it only past them. Recomputed at every entry, the three gathers and the
+// arithmetic made the step compute-bound on a CPU (perf/results/issue48-host-cg-epyc-2core.json).
 template <class ExecutionSpace, class Csr>
-struct csr_step_range : csr_step<ExecutionSpace, Csr> {
+struct csr_step_lagged : csr_step<ExecutionSpace, Csr> {
   using base = csr_step<ExecutionSpace, Csr>;
-  using typename base::teams;
-  using base::k, base::record, base::x, base::row;
+  using base::k, base::record, base::x, base::r_next, base::update, base::product;
+  static constexpr std::int64_t lead = 4096;  // rows: their vectors stay in a core's L2 cache
+  std::int64_t rows;                          // of an index
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index, cg_sums& sums) const {
     const auto scalars = record.begin(k, index == 0);
     if (!scalars.go) return;
-    const auto range = teams::rows_of(index, std::int64_t(x.extent(0)));
-    for (std::int64_t i = range.first; i < range.second; ++i) row(i, scalars.alpha, scalars.beta, sums);
+    const std::int64_t n = std::int64_t(x.extent(0)), first = index * rows;
+    const std::int64_t end = first + rows < n ? first + rows : n;
+    const double alpha = scalars.alpha, beta = scalars.beta;
+    std::int64_t done = first + lead < end ? first + lead : end;
+    for (std::int64_t i = first; i < done; ++i) update(i, alpha, beta);
+    for (std::int64_t i = first; i < end; ++i) {
+      if (done < end) update(done++, alpha, beta);
+      product(i, r_next(i), alpha, beta, first, done, sums);
+    }
   }
 };
 
@@ -352,10 +375,13 @@ struct csr_operator {
     if constexpr (tuned::available) {
       const launch_label named("kernwerk::cg::csr_step", true);
       tuned::run(space, step, n, partials.data(), arrived.data(), target);
-    } else if constexpr (teams::host)
-      Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + teams::rows - 1) / teams::rows)),
-                              csr_step_range<ExecutionSpace, Csr>{step}, cg_sums_into<memory>(target));
-    else
+    } else if constexpr (teams::host) {
+      // two ranges a thread, none shorter than the lead
+      const std::int64_t ranges = 2 * std::int64_t(space.concurrency());
+      const std::int64_t rows = std::max((n + ranges - 1) / ranges, csr_step_lagged<ExecutionSpace, Csr>::lead);
+      Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::light(policy(space, 0, (n + rows - 1) / rows)),
+                              csr_step_lagged<ExecutionSpace, Csr>{step, rows}, cg_sums_into<memory>(target));
+    } else
       Kokkos::parallel_reduce("kernwerk::cg::csr_step", teams::policy(space, n),
                               csr_step_teams<ExecutionSpace, Csr>{step}, cg_sums_into<memory>(target));
   }

@@ -1,5 +1,5 @@
 #pragma once
-// A CSR conjugate-gradient step (impl::csr_step) as one plain GPU launch, written once for CUDA
+// A CSR conjugate-gradient step (impl::csr_step) as plain GPU launches, written once for CUDA
 // and HIP (impl::cg_step_tuned): a thread a row; the step's scalars worked out once a block
 // rather than once a row; the block's sums joined through shuffles, written as the block's
 // partial, and the last block to finish joins the partials in block order (the same result
@@ -27,24 +27,19 @@ __device__ Value load_other_block(const Value* value) {
   return out;
 }
 
-// Step s.k over rows [0, n): partials holds a value a block, *arrived counts the blocks that
-// wrote theirs (0 before the launch; the last block leaves it 0 again).
-template <class Runtime, class Step, class Sums>
-__global__ void __launch_bounds__(cg_step_threads)
-    cg_csr_step(const Step s, std::int64_t n, Sums* partials, unsigned* arrived, Sums* target) {
-  __shared__ double alpha, beta;
-  __shared__ int go, last;
-  if (threadIdx.x == 0) {
-    const auto scalars = s.record.begin(s.k, blockIdx.x == 0);
-    alpha = scalars.alpha;
-    beta = scalars.beta;
-    go = scalars.go;  // the same in every block: the test reads what the step before left
-  }
-  __syncthreads();
-  if (!go) return;
-  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
-  Sums sums{};
-  if (i < n) s.row(i, alpha, beta, sums);
+// How a step runs (kernwerk_bench_workloads --cg-split): one launch, each row recomputing its
+// neighbours' new residuals from their old r, s and q; or two, the vector updates streamed
+// first and then the product, which gathers the new residuals only.
+struct cg_step_policy {
+  static inline bool split = false;
+};
+
+// The step's sums of a block: its partial, and the last block to finish joins the partials in
+// block order into *target. `arrived` counts the blocks that wrote theirs (0 before the
+// launch; the last block leaves it 0 again).
+template <class Runtime, class Sums>
+__device__ void join_partials(Sums sums, Sums* partials, unsigned* arrived, Sums* target) {
+  __shared__ int last;
   sums = block_combine<Runtime>(sums);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sums;
@@ -63,6 +58,59 @@ __global__ void __launch_bounds__(cg_step_threads)
   }
 }
 
+// The step's scalars, worked out once a block; false where the run has stopped.
+template <class Step>
+__device__ bool block_scalars(const Step& s, double& alpha, double& beta) {
+  __shared__ double shared_alpha, shared_beta;
+  __shared__ int go;
+  if (threadIdx.x == 0) {
+    const auto scalars = s.record.begin(s.k, blockIdx.x == 0);
+    shared_alpha = scalars.alpha;
+    shared_beta = scalars.beta;
+    go = scalars.go;  // the same in every block: the test reads what the step before left
+  }
+  __syncthreads();
+  alpha = shared_alpha;
+  beta = shared_beta;
+  return go;
+}
+
+// Step s.k over rows [0, n) in one launch.
+template <class Runtime, class Step, class Sums>
+__global__ void __launch_bounds__(cg_step_threads)
+    cg_csr_step(const Step s, std::int64_t n, Sums* partials, unsigned* arrived, Sums* target) {
+  double alpha, beta;
+  if (!block_scalars(s, alpha, beta)) return;
+  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
+  Sums sums{};
+  if (i < n) s.row(i, alpha, beta, sums);
+  join_partials<Runtime>(sums, partials, arrived, target);
+}
+
+// Split, first launch: the rows' p, q, x and r.
+template <class Step>
+__global__ void __launch_bounds__(cg_step_threads) cg_csr_update(const Step s, std::int64_t n) {
+  double alpha, beta;
+  if (!block_scalars(s, alpha, beta)) return;
+  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
+  if (i < n) s.update(i, alpha, beta);
+}
+
+// Split, second launch: s = A r and the sums, unless the run stopped (at this step too: the
+// first launch then changed nothing).
+template <class Runtime, class Step, class Sums>
+__global__ void __launch_bounds__(cg_step_threads)
+    cg_csr_product(const Step s, std::int64_t n, Sums* partials, unsigned* arrived, Sums* target) {
+  __shared__ int go;
+  if (threadIdx.x == 0) go = s.record.stop(0) == s.record.running;
+  __syncthreads();
+  if (!go) return;
+  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
+  Sums sums{};
+  if (i < n) s.product_of_updated(i, sums);
+  join_partials<Runtime>(sums, partials, arrived, target);
+}
+
 template <class Runtime>
 struct gpu_cg_step {
   static constexpr bool available = true;
@@ -71,8 +119,15 @@ struct gpu_cg_step {
   template <class Step, class Sums>
   static void run(const typename Runtime::execution_space& space, const Step& step, std::int64_t n,
                   Sums* partials, unsigned* arrived, Sums* target) {
-    cg_csr_step<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, Runtime::stream(space)>>>(step, n, partials,
-                                                                                               arrived, target);
+    const auto stream = Runtime::stream(space);
+    if (cg_step_policy::split) {
+      cg_csr_update<<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n);
+      Runtime::check_launch("kernwerk cg update");
+      cg_csr_product<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n, partials, arrived, target);
+      Runtime::check_launch("kernwerk cg product");
+      return;
+    }
+    cg_csr_step<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n, partials, arrived, target);
     Runtime::check_launch("kernwerk cg step");
   }
 };

@@ -269,19 +269,19 @@ struct csr_step {
     r_next(i) = ri;
     return ri;
   }
-  // s_next(i) and the row's sums; r_next is read for the columns in [done_first, done_end).
-  KOKKOS_INLINE_FUNCTION void product(const std::int64_t i, const double ri, double alpha, double beta,
-                                      const std::int64_t done_first, const std::int64_t done_end,
+  // r_next at column j, recomputed from its old r, s and q (as row j computes its own)
+  KOKKOS_INLINE_FUNCTION double recomputed(const std::int64_t j, double alpha, double beta) const {
+    return cg_next_residual(r(j), s(j), q(j), alpha, beta);
+  }
+  // s_next(i) and the row's sums, with r_next at the row's columns from residual(j).
+  template <class Residual>
+  KOKKOS_INLINE_FUNCTION void product(const std::int64_t i, const double ri, const Residual& residual,
                                       cg_sums& sums) const {
     // four entries a step, their loads issued together (a row's gathers are its latency)
     double si = 0.0;
     const auto end = a.row_starts(i + 1);
     auto e = a.row_starts(i);
-    const auto next = [&](const auto entry) {
-      const std::int64_t j = a.columns(entry);
-      const double rj = j >= done_first && j < done_end ? r_next(j) : cg_next_residual(r(j), s(j), q(j), alpha, beta);
-      return double(a.values(entry)) * rj;
-    };
+    const auto next = [&](const auto entry) { return double(a.values(entry)) * residual(std::int64_t(a.columns(entry))); };
     for (; e + 4 <= end; e += 4) {
       const double t0 = next(e), t1 = next(e + 1), t2 = next(e + 2), t3 = next(e + 3);
       si += t0;
@@ -294,8 +294,13 @@ struct csr_step {
     sums.rr.add(ri * ri);
     sums.rar.add(ri * si);
   }
+  // The whole row, its neighbours' r_next recomputed.
   KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, double alpha, double beta, cg_sums& sums) const {
-    product(i, update(i, alpha, beta), alpha, beta, 0, 0, sums);
+    product(i, update(i, alpha, beta), [&](const std::int64_t j) { return recomputed(j, alpha, beta); }, sums);
+  }
+  // The product alone, once every row's update is done (r_next is whole).
+  KOKKOS_INLINE_FUNCTION void product_of_updated(const std::int64_t i, cg_sums& sums) const {
+    product(i, r_next(i), [&](const std::int64_t j) { return r_next(j); }, sums);
   }
 };
 // A GPU: a team's rows, a thread a row (every thread's sums are joined).
@@ -320,7 +325,7 @@ struct csr_step_teams : csr_step<ExecutionSpace, Csr> {
 template <class ExecutionSpace, class Csr>
 struct csr_step_lagged : csr_step<ExecutionSpace, Csr> {
   using base = csr_step<ExecutionSpace, Csr>;
-  using base::k, base::record, base::x, base::r_next, base::update, base::product;
+  using base::k, base::record, base::x, base::r_next, base::update, base::product, base::recomputed;
   static constexpr std::int64_t lead = 4096;  // rows: their vectors stay in a core's L2 cache
   std::int64_t rows;                          // of an index
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index, cg_sums& sums) const {
@@ -333,7 +338,7 @@ struct csr_step_lagged : csr_step<ExecutionSpace, Csr> {
     for (std::int64_t i = first; i < done; ++i) update(i, alpha, beta);
     for (std::int64_t i = first; i < end; ++i) {
       if (done < end) update(done++, alpha, beta);
-      product(i, r_next(i), alpha, beta, first, done, sums);
+      product(i, r_next(i), [&](const std::int64_t j) { return j >= first && j < done ? r_next(j) : recomputed(j, alpha, beta); }, sums);
     }
   }
 };

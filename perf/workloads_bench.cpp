@@ -22,6 +22,10 @@
 #include <utility>
 #include <vector>
 
+#if KERNWERK_PERF_CUSPARSE
+#include <cusparse.h>
+#endif
+
 #include "kernwerk/cg.hpp"
 #include "kernwerk/diffuse.hpp"
 #include "kernwerk/error.hpp"
@@ -210,6 +214,63 @@ auto laplacian(std::int64_t g) {
   return make_csr(to_space(starts), to_space(columns), to_space(values));
 }
 
+#if KERNWERK_PERF_CUSPARSE
+// y = A v by cuSPARSE's SpMV (the default algorithm, its buffer and preprocessing outside the
+// time), checked against a product of our own: the vendor's floor of a CSR step's product.
+template <class Csr>
+void cusparse_product(const Csr& a, const std::string& size, int repeat, std::vector<record>& out) {
+  const auto check = [](cusparseStatus_t status, const char* what) {
+    require(status == CUSPARSE_STATUS_SUCCESS, std::string(what) + ": " + cusparseGetErrorString(status));
+  };
+  const std::int64_t n = std::int64_t(a.row_starts.extent(0)) - 1, nnz = std::int64_t(a.values.extent(0));
+  const auto v = random_vector<double>(std::size_t(n), 14);
+  Kokkos::View<double*, memory> y("y", n), expected("expected", n);
+  Kokkos::parallel_for("spmv_reference", Kokkos::RangePolicy<space>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+    double sum = 0.0;
+    for (auto e = a.row_starts(i); e < a.row_starts(i + 1); ++e) sum += a.values(e) * v(a.columns(e));
+    expected(i) = sum;
+  });
+  cusparseHandle_t handle;
+  check(cusparseCreate(&handle), "cusparseCreate");
+  check(cusparseSetStream(handle, space().cuda_stream()), "cusparseSetStream");
+  cusparseSpMatDescr_t matrix;
+  cusparseDnVecDescr_t in, result;
+  check(cusparseCreateCsr(&matrix, n, n, nnz, a.row_starts.data(), a.columns.data(), a.values.data(), CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+        "cusparseCreateCsr");
+  check(cusparseCreateDnVec(&in, n, v.data(), CUDA_R_64F), "cusparseCreateDnVec");
+  check(cusparseCreateDnVec(&result, n, y.data(), CUDA_R_64F), "cusparseCreateDnVec");
+  const double one = 1.0, zero = 0.0;
+  std::size_t bytes = 0;
+  check(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, in, &zero, result, CUDA_R_64F,
+                                CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
+        "cusparseSpMV_bufferSize");
+  Kokkos::View<char*, memory> buffer("cusparse buffer", std::max<std::size_t>(bytes, 1));
+  check(cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, in, &zero, result, CUDA_R_64F,
+                                CUSPARSE_SPMV_ALG_DEFAULT, buffer.data()),
+        "cusparseSpMV_preprocess");
+  const auto product = [&] {
+    check(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matrix, in, &zero, result, CUDA_R_64F,
+                       CUSPARSE_SPMV_ALG_DEFAULT, buffer.data()),
+          "cusparseSpMV");
+  };
+  product();
+  double worst = 0.0;
+  Kokkos::parallel_reduce("spmv_check", Kokkos::RangePolicy<space>(0, n), KOKKOS_LAMBDA(const std::int64_t i, double& w) {
+    const double d = y(i) > expected(i) ? y(i) - expected(i) : expected(i) - y(i);
+    if (d > w) w = d;
+  }, Kokkos::Max<double>(worst));
+  require(worst <= 1e-12, "cuSPARSE's A v differs from ours by " + std::to_string(worst));
+  const auto [median, best] = timed(product, repeat * 20);
+  cusparseDestroyDnVec(in);
+  cusparseDestroyDnVec(result);
+  cusparseDestroySpMat(matrix);
+  cusparseDestroy(handle);
+  out.push_back({"spmv", "cusparse", size + " Laplacian", median, best, 4.0 * (n + 1) + 12.0 * nnz + 16.0 * n, 2.0 * nnz,
+                 "A v alone (vendor peer): the floor of a step's product"});
+}
+#endif
+
 // CG to ||r|| <= 1e-6 ||b|| on Laplacians (the time per step), and dense CG for a fixed number of
 // steps beside one product A v (the bound: a step reads A once). Bytes a step moves: the CSR
 // arrays once, and ten float64 vector accesses a row (x, p, r, s, q read and written; the
@@ -229,6 +290,9 @@ void conjugate(const sizes& s, int repeat, std::vector<record>& out) {
     const double bytes = 4.0 * (n + 1) + 12.0 * nnz + 80.0 * n;
     out.push_back({"conjugate_gradient", "csr", std::to_string(g) + "^2 Laplacian, " + std::to_string(result.iterations) + " steps",
                    median / per, best / per, bytes, 0, "per step, int32 indices"});
+#if KERNWERK_PERF_CUSPARSE
+    cusparse_product(a, std::to_string(g) + "^2", repeat, out);
+#endif
   }
   // Dense SPD: the Kac-Murdock-Szego matrix A(i, j) = 0.905^|i - j| (condition about 20: 200
   // steps reach ||r|| / ||b|| near 1e-8, short of the tolerance 1e-12).

@@ -281,7 +281,9 @@ struct csr_step {
     double si = 0.0;
     const auto end = a.row_starts(i + 1);
     auto e = a.row_starts(i);
-    const auto next = [&](const auto entry) { return double(a.values(entry)) * residual(std::int64_t(a.columns(entry))); };
+    const auto next = [&](const auto entry) {
+      return double(a.values(entry)) * residual(std::int64_t(a.columns(entry)));
+    };
     for (; e + 4 <= end; e += 4) {
       const double t0 = next(e), t1 = next(e + 1), t2 = next(e + 2), t3 = next(e + 3);
       si += t0;
@@ -338,7 +340,10 @@ struct csr_step_lagged : csr_step<ExecutionSpace, Csr> {
     for (std::int64_t i = first; i < done; ++i) update(i, alpha, beta);
     for (std::int64_t i = first; i < end; ++i) {
       if (done < end) update(done++, alpha, beta);
-      product(i, r_next(i), [&](const std::int64_t j) { return j >= first && j < done ? r_next(j) : recomputed(j, alpha, beta); }, sums);
+      const auto residual = [&](const std::int64_t j) {
+        return j >= first && j < done ? r_next(j) : recomputed(j, alpha, beta);
+      };
+      product(i, r_next(i), residual, sums);
     }
   }
 };

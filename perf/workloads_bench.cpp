@@ -225,11 +225,10 @@ void cusparse_product(const Csr& a, const std::string& size, int repeat, std::ve
   const std::int64_t n = std::int64_t(a.row_starts.extent(0)) - 1, nnz = std::int64_t(a.values.extent(0));
   const auto v = random_vector<double>(std::size_t(n), 14);
   Kokkos::View<double*, memory> y("y", n), expected("expected", n);
-  Kokkos::parallel_for("spmv_reference", Kokkos::RangePolicy<space>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
-    double sum = 0.0;
-    for (auto e = a.row_starts(i); e < a.row_starts(i + 1); ++e) sum += a.values(e) * v(a.columns(e));
-    expected(i) = sum;
-  });
+  const Kokkos::View<kernwerk::impl::cg_sums, memory> unused_sums("sums");  // the CG product's (v, v), (v, A v)
+  Kokkos::parallel_reduce("spmv_reference", Kokkos::RangePolicy<space>(0, n),
+                          kernwerk::impl::csr_product<Csr, decltype(v)>{a, v, expected},
+                          kernwerk::impl::cg_sums_into<memory>(unused_sums.data()));
   cusparseHandle_t handle;
   check(cusparseCreate(&handle), "cusparseCreate");
   check(cusparseSetStream(handle, space().cuda_stream()), "cusparseSetStream");
@@ -343,7 +342,13 @@ int main(int argc, char* argv[]) {
     else if (flag == "--json") json = value;
     else if (flag == "--only") only = value;
 #if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
-    else if (flag == "--cg-split") kernwerk::gpu_impl::cg_step_policy::split = value == "1";
+    else if (flag == "--cg-split") {
+      if (value != "0" && value != "1") {
+        std::fprintf(stderr, "--cg-split: 0 or 1, got %s\n", value.c_str());
+        return 2;
+      }
+      kernwerk::gpu_impl::cg_step_policy::split = value == "1";
+    }
 #endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());

@@ -18,6 +18,14 @@ using index_policy = decltype(Kokkos::Experimental::require(
     Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(),
     Kokkos::Experimental::WorkItemProperty::HintLightWeight));
 
+// Searches whose costs differ (a query's reach, the hierarchy's pending few): on host spaces
+// threads take chunks as they finish, where a static split left one core waiting on the other.
+template <class ExecutionSpace>
+using balanced_policy = std::conditional_t<
+    std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>,
+    Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>,
+    index_policy<ExecutionSpace>>;
+
 // Whether a memory space is the host's (or reached from it): host spaces get their own layouts
 // and rules where caches, not warps, decide the speed.
 template <class MemorySpace>

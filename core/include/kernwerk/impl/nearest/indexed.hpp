@@ -300,7 +300,7 @@ template <class ExecutionSpace, class Metric, class Bvh, class Output, class Scr
 void query_bvh(const ExecutionSpace& space, const Metric& metric, std::int64_t n, const Bvh& bvh,
                const Output& output, int k, const nearest_tuning& tuning, Scratch& scratch) {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy = index_policy<ExecutionSpace>;
+  using policy = balanced_policy<ExecutionSpace>;
   using array = Kokkos::View<std::int64_t*, memory_space, Kokkos::MemoryUnmanaged>;
   using metric_type = Metric;
 

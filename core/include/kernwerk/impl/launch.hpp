@@ -102,6 +102,16 @@ void launch_for(const char* label, const ExecutionSpace& space, std::int64_t n, 
     Kokkos::parallel_for(label, index_policy<ExecutionSpace>(space, 0, n), f);
 }
 
+// launch_for for searches, whose costs differ from item to item: host spaces hand out chunks as
+// threads finish (balanced_policy).
+template <class ExecutionSpace, class Functor>
+void launch_searches(const char* label, const ExecutionSpace& space, std::int64_t n, const Functor& f) {
+  if constexpr (launch_tuned<ExecutionSpace>::available)
+    launch_for(label, space, n, f);
+  else if (n > 0)
+    Kokkos::parallel_for(label, balanced_policy<ExecutionSpace>(space, 0, n), f);
+}
+
 // The scratch bytes launch_reduce takes for values of type Value (0 where Kokkos reduces).
 template <class ExecutionSpace, class Value>
 std::size_t launch_reduce_bytes() {

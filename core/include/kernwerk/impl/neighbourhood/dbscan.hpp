@@ -334,6 +334,7 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
                             const index_metric& metric, bool first_cluster) {
   using memory_space = typename ExecutionSpace::memory_space;
   using policy = index_policy<ExecutionSpace>;
+  using searches = balanced_policy<ExecutionSpace>;  // the core test's and the joins'
   const auto n = static_cast<std::int64_t>(points.extent(0));
   const scoped_index<ExecutionSpace> index(space, points, metric);
   const auto rule = radius_rule_of(index.core(), eps);
@@ -348,17 +349,17 @@ std::int64_t dbscan_generic(const ExecutionSpace& space, const Points& points, d
   using flags = decltype(core);
   using parents = decltype(parent);
   using numbers = decltype(number);
-  Kokkos::parallel_for("kernwerk::dbscan::core_points", policy(space, 0, n),
+  Kokkos::parallel_for("kernwerk::dbscan::core_points", searches(space, 0, n),
                        dbscan_core_points<rule_type, cells_type, flags, parents>{rule, cells, core, parent,
                                                                                  min_samples});
   if (cells.any())
     Kokkos::parallel_for("kernwerk::dbscan::join_cells", policy(space, 0, n),
                          dbscan_join_cells<bvh_type, cells_type, parents>{rule.bvh, cells, parent});
   if (cells.any())
-    Kokkos::parallel_for("kernwerk::dbscan::join_cell", policy(space, 0, cells.runs),
+    Kokkos::parallel_for("kernwerk::dbscan::join_cell", searches(space, 0, cells.runs),
                          dbscan_join_cell<rule_type, cells_type, flags, parents>{
                              rule, cells, core, parent, dbscan_policy::cell_search_for<memory_space>()});
-  Kokkos::parallel_for("kernwerk::dbscan::join", policy(space, 0, n),
+  Kokkos::parallel_for("kernwerk::dbscan::join", searches(space, 0, n),
                        dbscan_join<rule_type, cells_type, flags, parents>{
                            rule, cells, core, parent, dbscan_policy::cell_search_for<memory_space>()});
   Kokkos::parallel_for("kernwerk::dbscan::roots", policy(space, 0, n),

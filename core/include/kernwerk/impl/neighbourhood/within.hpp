@@ -158,7 +158,7 @@ template <class ExecutionSpace, class Queries, class Counts>
 void count_in_index(const ExecutionSpace& space, const ordered_radius_queries<ExecutionSpace, Queries>& search,
                     const Counts& counts, const held_rows<typename ExecutionSpace::memory_space>& held = {}) {
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
-  launch_for("kernwerk::within::count", space, search.size(),
+  launch_searches("kernwerk::within::count", space, search.size(),
              count_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
                                  Counts, held_rows<typename ExecutionSpace::memory_space>>{
                  search.rule, search.queries, search.order, counts, held});
@@ -315,13 +315,13 @@ void within_index(const ExecutionSpace& space, const char* fn,
     const bool split = sorted_type::value && by_team && !deferred;
     auto first = rows(std::integral_constant<int, within_row_capacity>());
     first.long_above = deferred ? held.capacity : split ? within_row_capacity : -1;
-    launch_for("kernwerk::within::fill", space, search.size(), first);
+    launch_searches("kernwerk::within::fill", space, search.size(), first);
     if constexpr (sorted_type::value) {
       if (split) {
         auto long_rows_fill = rows(std::integral_constant<int, 0>());
         long_rows_fill.long_above = within_row_capacity;
         long_rows_fill.long_only = true;
-        launch_for("kernwerk::within::fill_long", space, search.size(), long_rows_fill);
+        launch_searches("kernwerk::within::fill_long", space, search.size(), long_rows_fill);
       }
     }
     if (!deferred) return;
@@ -330,7 +330,7 @@ void within_index(const ExecutionSpace& space, const char* fn,
     auto long_rows_fill = rows(std::integral_constant<int, sorted_type::value ? 0 : within_row_capacity>());
     long_rows_fill.listed = true;
     long_rows_fill.long_keys = long_keys;
-    launch_for("kernwerk::within::fill_long", space, long_rows, long_rows_fill);
+    launch_searches("kernwerk::within::fill_long", space, long_rows, long_rows_fill);
     if (long_keys.extent(0) > 0)
       launch_for("kernwerk::within::sort_long", space, long_rows, sort_long_rows<decltype(long_rows_fill)>{long_rows_fill});
   };

@@ -184,7 +184,7 @@ void settle(const ExecutionSpace& space, const Metric& metric, const References&
       using lists = impl::list_memory<Capacity, memory_space>;
       using scan = impl::brute_force<Metric, Capacity, Output, lists>;
       Kokkos::parallel_for(
-          "kernwerk::nearest::host_unsettled", impl::index_policy<ExecutionSpace>(space, 0, count),
+          "kernwerk::nearest::host_unsettled", impl::balanced_policy<ExecutionSpace>(space, 0, count),
           listed_scans<scan, decltype(listed)>{{metric, output, m, k, {}, 0}, listed});
     });
   }
@@ -255,7 +255,8 @@ struct nearest_host_tuned {
     using metric = impl::sphere_metric<Observations, std::remove_const_t<decltype(prepared)>>;
     const metric sphere{observations, prepared, scale, radius};
     impl::with_capacity(k, [&](auto capacity) {
-      Kokkos::parallel_for("kernwerk::nearest::host_tuned", policy(space, 0, blocks),
+      // (blocks of clustered observations cost more: chunks handed out as threads finish)
+      Kokkos::parallel_for("kernwerk::nearest::host_tuned", impl::balanced_policy<ExecutionSpace>(space, 0, blocks),
                            scan_blocks<metric, decltype(capacity)::value, Output>{
                                sphere, output, centred, n, k, curve ? &*curve : nullptr,
                                unsettled});

@@ -364,7 +364,7 @@ void nearest_listed(const ExecutionSpace& space, const Observations& observation
     constexpr int Capacity = decltype(capacity)::value;
     using lists = list_memory<Capacity, typename ExecutionSpace::memory_space>;
     Kokkos::parallel_for("kernwerk::nearest::listed_in_index",
-                         index_policy<ExecutionSpace>(space, 0, std::int64_t(listed.extent(0))),
+                         balanced_policy<ExecutionSpace>(space, 0, std::int64_t(listed.extent(0))),
                          bvh_query<metric_type, bvh_type, Capacity, Output, Listed, lists>{
                              metric, bvh, output, k, listed, lists{}, 0});
   });

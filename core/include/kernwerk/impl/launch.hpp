@@ -19,7 +19,8 @@ using index_policy = decltype(Kokkos::Experimental::require(
     Kokkos::Experimental::WorkItemProperty::HintLightWeight));
 
 // Searches whose costs differ (a query's reach, the hierarchy's pending few): on host spaces
-// threads take chunks as they finish, where a static split left one core waiting on the other.
+// threads take chunks as they finish, where a static split left one core waiting on the other
+// (perf/results/issue46-host-balanced-{queries,brute}-epyc-2core.json, issue50-host-balanced-*).
 template <class ExecutionSpace>
 using balanced_policy = std::conditional_t<
     std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>,

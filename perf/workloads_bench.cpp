@@ -3,7 +3,6 @@
 // float64 host computation, or against the other variants where that is the reference).
 //
 //   kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg]
-//                            [--cg-split 0|1]  (GPUs: the CSR step in two launches; gpu_impl::cg_step_policy)
 //                            [--repeat 5] [--machine NAME] [--json FILE]
 //
 // full: the sizes (diffusion 2000^2 x 10,000 steps, integration 102,400^2, sum 2^28,
@@ -341,15 +340,6 @@ int main(int argc, char* argv[]) {
     else if (flag == "--machine") machine = value;
     else if (flag == "--json") json = value;
     else if (flag == "--only") only = value;
-#if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
-    else if (flag == "--cg-split") {
-      if (value != "0" && value != "1") {
-        std::fprintf(stderr, "--cg-split: 0 or 1, got %s\n", value.c_str());
-        return 2;
-      }
-      kernwerk::gpu_impl::cg_step_policy::split = value == "1";
-    }
-#endif
     else {
       std::fprintf(stderr, "%s: unknown option\n", flag.c_str());
       return 2;
@@ -366,7 +356,7 @@ int main(int argc, char* argv[]) {
   });
   if (argc % 2 == 0 || (scale != "full" && scale != "small") || !known) {
     std::fprintf(stderr,
-                 "usage: kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg] [--cg-split 0|1] "
+                 "usage: kernwerk_bench_workloads [--scale full|small] [--only diffusion,integration,vectors,dense,cg] "
                  "[--repeat N] [--machine NAME] [--json FILE]\n");
     return 2;
   }

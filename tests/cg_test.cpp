@@ -126,23 +126,6 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient solves SPD systems like Cholesky",
 }
 TEST_CASE_TEMPLATE_APPLY(cg_solves, enabled_spaces);
 
-// Runs body with each form of the GPU's CSR step, where the build has one (one launch, or the
-// updates and then the product: gpu_impl::cg_step_policy).
-template <class Body>
-void each_step_form(const Body& body) {
-#if KERNWERK_ENABLE_CUDA_TUNED || KERNWERK_ENABLE_HIP_TUNED
-  const bool kept = kernwerk::gpu_impl::cg_step_policy::split;
-  for (const bool split : {false, true}) {
-    CAPTURE(split);
-    kernwerk::gpu_impl::cg_step_policy::split = split;
-    body();
-  }
-  kernwerk::gpu_impl::cg_step_policy::split = kept;
-#else
-  body();
-#endif
-}
-
 // The textbook CG in float64 on the host (Hestenes and Stiefel: two separate dot products a
 // step), the independent reference for the residual history.
 template <class Matrix>
@@ -207,12 +190,10 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: history as the textbook CG's, eve
   const Eigen::MatrixXd dense = lap.dense();
   const auto csr = make_csr(to_space<Space>(lap.starts), to_space<Space>(lap.columns),
                             to_space<Space>(lap.values));
-  each_step_form([&] {
-    auto x = to_space<Space>(x0v);
-    const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-9, 0});
-    CHECK(result.iterations > 40);
-    check_against_textbook(result, to_vector<double>(x), dense, b, x0, 1e-9);
-  });
+  auto x = to_space<Space>(x0v);
+  const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-9, 0});
+  CHECK(result.iterations > 40);
+  check_against_textbook(result, to_vector<double>(x), dense, b, x0, 1e-9);
 
   // Dense, row- and column-major and strided (a transposed view): the same answers.
   const int n = 90;
@@ -311,12 +292,10 @@ TEST_CASE_TEMPLATE_DEFINE("conjugate_gradient: CSR rows coupled far apart, past 
   const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(bv.data(), a.n);
   const Eigen::VectorXd x0 = Eigen::Map<const Eigen::VectorXd>(x0v.data(), a.n);
   const auto csr = make_csr(to_space<Space>(a.starts), to_space<Space>(a.columns), to_space<Space>(a.values));
-  each_step_form([&] {
-    auto x = to_space<Space>(x0v);
-    const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-11, 0});
-    CHECK(result.iterations > 20);
-    check_against_textbook(result, to_vector<double>(x), a.sparse, b, x0, 1e-11);
-  });
+  auto x = to_space<Space>(x0v);
+  const auto result = conjugate_gradient(Space(), csr, to_space<Space>(bv), x, cg_options{1e-11, 0});
+  CHECK(result.iterations > 20);
+  check_against_textbook(result, to_vector<double>(x), a.sparse, b, x0, 1e-11);
 }
 TEST_CASE_TEMPLATE_APPLY(cg_far, enabled_spaces);
 

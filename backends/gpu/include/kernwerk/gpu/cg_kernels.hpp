@@ -27,13 +27,6 @@ __device__ Value load_other_block(const Value* value) {
   return out;
 }
 
-// How a step runs (kernwerk_bench_workloads --cg-split): one launch, each row recomputing its
-// neighbours' new residuals from their old r, s and q; or two, the vector updates streamed
-// first and then the product, which gathers the new residuals only.
-struct cg_step_policy {
-  static inline bool split = false;
-};
-
 // The step's sums of a block: its partial, and the last block to finish joins the partials in
 // block order into *target. `arrived` counts the blocks that wrote theirs (0 before the
 // launch; the last block leaves it 0 again).
@@ -87,30 +80,6 @@ __global__ void __launch_bounds__(cg_step_threads)
   join_partials<Runtime>(sums, partials, arrived, target);
 }
 
-// Split, first launch: the rows' p, q, x and r.
-template <class Step>
-__global__ void __launch_bounds__(cg_step_threads) cg_csr_update(const Step s, std::int64_t n) {
-  double alpha, beta;
-  if (!block_scalars(s, alpha, beta)) return;
-  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
-  if (i < n) s.update(i, alpha, beta);
-}
-
-// Split, second launch: s = A r and the sums, unless the run stopped (at this step too: the
-// first launch then changed nothing).
-template <class Runtime, class Step, class Sums>
-__global__ void __launch_bounds__(cg_step_threads)
-    cg_csr_product(const Step s, std::int64_t n, Sums* partials, unsigned* arrived, Sums* target) {
-  __shared__ int go;
-  if (threadIdx.x == 0) go = s.record.stop(0) == s.record.running;
-  __syncthreads();
-  if (!go) return;
-  const std::int64_t i = std::int64_t(blockIdx.x) * cg_step_threads + threadIdx.x;
-  Sums sums{};
-  if (i < n) s.product_of_updated(i, sums);
-  join_partials<Runtime>(sums, partials, arrived, target);
-}
-
 template <class Runtime>
 struct gpu_cg_step {
   static constexpr bool available = true;
@@ -119,15 +88,10 @@ struct gpu_cg_step {
   template <class Step, class Sums>
   static void run(const typename Runtime::execution_space& space, const Step& step, std::int64_t n,
                   Sums* partials, unsigned* arrived, Sums* target) {
-    const auto stream = Runtime::stream(space);
-    if (cg_step_policy::split) {
-      cg_csr_update<<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n);
-      Runtime::check_launch("kernwerk cg update");
-      cg_csr_product<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n, partials, arrived, target);
-      Runtime::check_launch("kernwerk cg product");
-      return;
-    }
-    cg_csr_step<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, stream>>>(step, n, partials, arrived, target);
+    // (Two launches, the updates streamed and then a product gathering only the new residuals,
+    // lost on every Laplacian: perf/results/issue48-cg-split-cuda-h100.json.)
+    cg_csr_step<Runtime><<<unsigned(blocks(n)), cg_step_threads, 0, Runtime::stream(space)>>>(
+        step, n, partials, arrived, target);
     Runtime::check_launch("kernwerk cg step");
   }
 };

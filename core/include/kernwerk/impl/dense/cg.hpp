@@ -300,10 +300,6 @@ struct csr_step {
   KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, double alpha, double beta, cg_sums& sums) const {
     product(i, update(i, alpha, beta), [&](const std::int64_t j) { return recomputed(j, alpha, beta); }, sums);
   }
-  // The product alone, once every row's update is done (r_next is whole).
-  KOKKOS_INLINE_FUNCTION void product_of_updated(const std::int64_t i, cg_sums& sums) const {
-    product(i, r_next(i), [&](const std::int64_t j) { return r_next(j); }, sums);
-  }
 };
 // A GPU: a team's rows, a thread a row (every thread's sums are joined).
 template <class ExecutionSpace, class Csr>

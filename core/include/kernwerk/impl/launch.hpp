@@ -18,15 +18,6 @@ using index_policy = decltype(Kokkos::Experimental::require(
     Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<std::int64_t>>(),
     Kokkos::Experimental::WorkItemProperty::HintLightWeight));
 
-// Searches whose costs differ (a query's reach, the hierarchy's pending few): on host spaces
-// threads take chunks as they finish, where a static split left one core waiting on the other
-// (perf/results/issue46-host-balanced-{queries,brute}-epyc-2core.json, issue50-host-balanced-*).
-template <class ExecutionSpace>
-using balanced_policy = std::conditional_t<
-    std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>,
-    Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>,
-    index_policy<ExecutionSpace>>;
-
 // Whether a memory space is the host's (or reached from it): host spaces get their own layouts
 // and rules where caches, not warps, decide the speed.
 template <class MemorySpace>
@@ -37,6 +28,15 @@ inline constexpr bool host_memory =
 template <class ExecutionSpace>
 inline constexpr bool host_execution =
     std::is_same_v<typename ExecutionSpace::memory_space, Kokkos::HostSpace>;
+
+// Searches whose costs differ (a query's reach, the hierarchy's pending few): on host spaces
+// threads take chunks as they finish, where a static split left one core waiting on the other
+// (perf/results/issue46-host-balanced-{queries,brute}-epyc-2core.json, issue50-host-balanced-*).
+template <class ExecutionSpace>
+using balanced_policy = std::conditional_t<
+    host_execution<ExecutionSpace>,
+    Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>,
+    index_policy<ExecutionSpace>>;
 
 // Asks a host core's caches for the line at p ahead of its use; nothing on a device, whose
 // warps hide memory's latency among themselves. A search that takes its queries in the index's

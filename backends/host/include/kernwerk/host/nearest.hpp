@@ -256,7 +256,8 @@ struct nearest_host_tuned {
     const metric sphere{observations, prepared, scale, radius};
     impl::with_capacity(k, [&](auto capacity) {
       // (blocks of clustered observations cost more: chunks handed out as threads finish)
-      Kokkos::parallel_for("kernwerk::nearest::host_tuned", impl::balanced_policy<ExecutionSpace>(space, 0, blocks),
+      Kokkos::parallel_for("kernwerk::nearest::host_tuned",
+                           impl::balanced_policy<ExecutionSpace>(space, 0, blocks),
                            scan_blocks<metric, decltype(capacity)::value, Output>{
                                sphere, output, centred, n, k, curve ? &*curve : nullptr,
                                unsettled});

@@ -159,9 +159,9 @@ void count_in_index(const ExecutionSpace& space, const ordered_radius_queries<Ex
                     const Counts& counts, const held_rows<typename ExecutionSpace::memory_space>& held = {}) {
   using search_type = ordered_radius_queries<ExecutionSpace, Queries>;
   launch_searches("kernwerk::within::count", space, search.size(),
-             count_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
-                                 Counts, held_rows<typename ExecutionSpace::memory_space>>{
-                 search.rule, search.queries, search.order, counts, held});
+                  count_within_kernel<typename search_type::rule_type, Queries, typename search_type::order_type,
+                                      Counts, held_rows<typename ExecutionSpace::memory_space>>{
+                      search.rule, search.queries, search.order, counts, held});
 }
 
 // count_within's answer: counts(i) for each of the queries (the execution space's memory), in
